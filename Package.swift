@@ -1,0 +1,124 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Upcoming features every target opts into, so the code stays ready for the next language mode.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "WOPIKit",
+    // OfficeURLScheme is the only product meant for iOS apps; the server stack needs macOS 14 when built on a Mac.
+    platforms: [.iOS(.v15), .macOS(.v14)],
+    products: [
+        .library(name: "OfficeURLScheme", targets: ["OfficeURLScheme"]),
+        .library(name: "WOPICore", targets: ["WOPICore"]),
+        .library(name: "WOPIHost", targets: ["WOPIHost"]),
+        .library(name: "WOPIValidator", targets: ["WOPIValidator"]),
+        .library(name: "OfficeSimulator", targets: ["OfficeSimulator"]),
+        .executable(name: "wopi", targets: ["wopi"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    ],
+    targets: [
+        // Office URI grammar, app catalogue, sign-in URLs, Info.plist checks. Foundation only.
+        .target(
+            name: "OfficeURLScheme",
+            resources: [.process("Resources")],
+            swiftSettings: strictSettings
+        ),
+        // Pure WOPI protocol rules: locks, tokens, names, UTF-7, proof keys. No I/O.
+        .target(
+            name: "WOPICore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The WOPI host: Hummingbird routes over pluggable stores (SQLite + files by default).
+        .target(
+            name: "WOPIHost",
+            dependencies: [
+                "WOPICore",
+                "OfficeURLScheme",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strictSettings
+        ),
+        // Runs Microsoft's WOPI validator definitions (TestCases.xml) against any WOPI host.
+        .target(
+            name: "WOPIValidator",
+            dependencies: [
+                "WOPICore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // A WOPI client that behaves like Office for iOS.
+        .target(
+            name: "OfficeSimulator",
+            dependencies: [
+                "OfficeURLScheme",
+                "WOPICore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "wopi",
+            dependencies: [
+                "OfficeURLScheme",
+                "WOPICore",
+                "WOPIHost",
+                "WOPIValidator",
+                "OfficeSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "OfficeURLSchemeTests", dependencies: ["OfficeURLScheme"], swiftSettings: strictSettings),
+        .testTarget(name: "WOPICoreTests", dependencies: ["WOPICore"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "WOPIHostTests",
+            dependencies: [
+                "WOPIHost",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator"], swiftSettings: strictSettings),
+        .testTarget(name: "OfficeSimulatorTests", dependencies: ["OfficeSimulator", "WOPIHost"], swiftSettings: strictSettings),
+        // Drives the built `wopi` executable as a user would: CLI contracts, conformance, end to end.
+        .testTarget(
+            name: "wopiTests",
+            dependencies: [
+                "wopi",
+                "OfficeURLScheme",
+                "WOPIValidator",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

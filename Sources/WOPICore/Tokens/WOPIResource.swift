@@ -1,0 +1,36 @@
+import Foundation
+
+/// What a WOPI access token grants access to: exactly one file, one container, or the user's ecosystem.
+///
+/// WOPI access tokens are per user and per resource (docs/rest/src/concepts.rst, "Access tokens").
+public enum WOPIResource: Sendable, Hashable, CustomStringConvertible {
+    /// One file, `/wopi/files/<id>`.
+    case file(ResourceID)
+    /// One container, `/wopi/containers/<id>`.
+    case container(ResourceID)
+    /// The ecosystem endpoint, `/wopi/ecosystem`, for the token's user.
+    case ecosystem
+
+    /// A compact, unambiguous form used inside tokens: `f:<id>`, `c:<id>` or `e`.
+    public var compactForm: String {
+        switch self {
+        case .file(let id): "f:\(id.rawValue)"
+        case .container(let id): "c:\(id.rawValue)"
+        case .ecosystem: "e"
+        }
+    }
+
+    /// Parses ``compactForm``.
+    public init?(compactForm: Substring) {
+        if compactForm == "e" { self = .ecosystem; return }
+        let parts = compactForm.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let id = ResourceID(String(parts[1])) else { return nil }
+        switch parts[0] {
+        case "f": self = .file(id)
+        case "c": self = .container(id)
+        default: return nil
+        }
+    }
+
+    public var description: String { compactForm }
+}

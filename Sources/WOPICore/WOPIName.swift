@@ -1,0 +1,216 @@
+/// A name that Office for iOS accepts: a file's `BaseFileName`, a `UserId`, an `OwnerId` or a
+/// container's `Name`.
+///
+/// Office for iOS fails to load a file when one of these properties contains any of
+/// ``refusedCharacters`` (WOPI native docs, issues/invalidcharacters.rst). On top of that list a
+/// `WOPIName` also refuses what no host should store as a name: the empty or blank name, control
+/// characters and line separators, the path components `.` and `..`, and names longer than
+/// ``maximumUTF8Length`` bytes.
+///
+/// Validate untrusted names with ``init(_:)``; turn an arbitrary imported name into a usable one
+/// with ``sanitized(_:)``.
+public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Why a string is not a valid ``WOPIName``.
+    public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The name is empty or only whitespace.
+        case empty
+        /// The name contains a character Office for iOS refuses (issues/invalidcharacters.rst).
+        /// The offset counts `Character`s from the start.
+        case refusedCharacter(Character, offset: Int)
+        /// The name contains a control character or a line/paragraph separator.
+        /// The offset counts Unicode scalars from the start.
+        case controlCharacter(Unicode.Scalar, offset: Int)
+        /// The name is `.` or `..`, which mean "this folder" and "the parent folder" everywhere.
+        case reservedName(String)
+        /// The name is longer than ``WOPIName/maximumUTF8Length`` bytes of UTF-8.
+        case tooLong(utf8Length: Int)
+
+        /// A one-line explanation that names the problem.
+        public var description: String {
+            switch self {
+            case .empty:
+                return "invalid name: it is empty"
+            case let .refusedCharacter(character, offset):
+                return "invalid name: character '\(character)' at offset \(offset) is refused by Office for iOS"
+            case let .controlCharacter(scalar, offset):
+                let code = "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+                return "invalid name: control character \(code) at offset \(offset)"
+            case let .reservedName(name):
+                return "invalid name: '\(name)' is reserved"
+            case let .tooLong(length):
+                return "invalid name: \(length) bytes of UTF-8, at most \(WOPIName.maximumUTF8Length) allowed"
+            }
+        }
+    }
+
+    /// The characters Office for iOS refuses in `BaseFileName`, `UserId`, `OwnerId` and container
+    /// names: ``\ / : * ? " < > | # { } ^ [ ] ` %`` (issues/invalidcharacters.rst).
+    public static let refusedCharacters: Set<Character> = [
+        "\\", "/", ":", "*", "?", "\"", "<", ">", "|", "#", "{", "}", "^", "[", "]", "`", "%",
+    ]
+
+    /// The longest name accepted, in bytes of UTF-8.
+    ///
+    /// 255 bytes is the limit of one path component on the common file systems (ext4, XFS, APFS,
+    /// NTFS counts 255 UTF-16 units, which 255 UTF-8 bytes never exceed), so a valid name can
+    /// always be stored, exported or downloaded as a file under its own name.
+    public static let maximumUTF8Length = 255
+
+    /// The character ``sanitized(_:)`` puts in place of a refused one, as issues/invalidcharacters.rst advises.
+    public static let replacementCharacter: Character = "-"
+
+    /// The name used by ``sanitized(_:)`` when nothing usable is left of the input.
+    public static let fallbackName = "Untitled"
+
+    /// The validated name.
+    public let rawValue: String
+
+    /// Validates a name.
+    ///
+    /// - Throws: ``ValidationError`` naming the first problem: emptiness, a refused or control
+    ///   character (with its offset), a reserved name, or the length.
+    public init(_ name: String) throws(ValidationError) {
+        if let error = Self.firstProblem(in: name) { throw error }
+        rawValue = name
+    }
+
+    /// Validates a name, returning `nil` when it is not valid (see ``init(_:)`` for the reason).
+    public init?(rawValue: String) {
+        guard Self.firstProblem(in: rawValue) == nil else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// Turns any string into a valid name, for importing files whose names came from elsewhere.
+    ///
+    /// Refused characters and control characters become ``replacementCharacter``; surrounding
+    /// whitespace is trimmed; `.` and `..` become dashes; a blank result becomes ``fallbackName``;
+    /// an over-long name is shortened at a character boundary, keeping its extension when the
+    /// extension is short enough to keep.
+    public static func sanitized(_ name: String) -> WOPIName {
+        var cleaned = ""
+        for character in name {
+            if refusedCharacters.contains(character) || character.unicodeScalars.contains(where: isControl) {
+                cleaned.append(replacementCharacter)
+            } else {
+                cleaned.append(character)
+            }
+        }
+        cleaned = cleaned.trimmingWhitespace()
+        if cleaned.isEmpty {
+            cleaned = fallbackName
+        } else if cleaned == "." || cleaned == ".." {
+            cleaned = String(repeating: replacementCharacter, count: cleaned.count)
+        }
+        if cleaned.utf8.count > maximumUTF8Length {
+            cleaned = truncated(cleaned)
+        }
+        // The steps above remove every problem `firstProblem` looks for; fall back defensively anyway.
+        return WOPIName(rawValue: cleaned) ?? WOPIName(unchecked: fallbackName)
+    }
+
+    /// The extension after the last dot, lowercased and without the dot (`"docx"` for
+    /// `"Report.DOCX"`); `nil` when the name has no dot, ends with one, or only starts with one
+    /// (`".profile"`). WOPI's `FileExtension` property is this value with a leading dot.
+    public var fileExtension: String? {
+        guard let dot = rawValue.lastIndex(of: "."), dot != rawValue.startIndex else { return nil }
+        let suffix = rawValue[rawValue.index(after: dot)...]
+        return suffix.isEmpty ? nil : suffix.lowercased()
+    }
+
+    /// The name without its extension and dot (`"Report"` for `"Report.docx"`).
+    public var baseName: String {
+        guard fileExtension != nil, let dot = rawValue.lastIndex(of: ".") else { return rawValue }
+        return String(rawValue[..<dot])
+    }
+
+    /// The name itself.
+    public var description: String { rawValue }
+
+    /// Orders names by their text, so listings sort predictably.
+    public static func < (lhs: WOPIName, rhs: WOPIName) -> Bool {
+        lhs.rawValue < rhs.rawValue
+    }
+
+    // MARK: - Private
+
+    private init(unchecked name: String) {
+        rawValue = name
+    }
+
+    private static func firstProblem(in name: String) -> ValidationError? {
+        if name.trimmingWhitespace().isEmpty { return .empty }
+        if name == "." || name == ".." { return .reservedName(name) }
+        for (offset, scalar) in name.unicodeScalars.enumerated() where isControl(scalar) {
+            return .controlCharacter(scalar, offset: offset)
+        }
+        for (offset, character) in name.enumerated() where refusedCharacters.contains(character) {
+            return .refusedCharacter(character, offset: offset)
+        }
+        let length = name.utf8.count
+        if length > maximumUTF8Length { return .tooLong(utf8Length: length) }
+        return nil
+    }
+
+    /// Control characters (general category Cc) and the line and paragraph separators, none of
+    /// which can be shown or typed as part of a name.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
+    /// Shortens a name to ``maximumUTF8Length`` bytes, keeping an extension of up to 16 bytes.
+    private static func truncated(_ name: String) -> String {
+        var stemSource = Substring(name)
+        var suffix = ""
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex, name[dot...].utf8.count <= 17 {
+            stemSource = name[..<dot]
+            suffix = String(name[dot...])
+        }
+        let budget = maximumUTF8Length - suffix.utf8.count
+        var stem = ""
+        var used = 0
+        for character in stemSource {
+            let size = character.utf8.count
+            if used + size > budget { break }
+            stem.append(character)
+            used += size
+        }
+        stem = stem.trimmingWhitespace()
+        return (stem.isEmpty ? fallbackName : stem) + suffix
+    }
+}
+
+extension WOPIName: Codable {
+    /// Decodes a name from a single string, validating it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let string = try container.decode(String.self)
+        do {
+            try self.init(string)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+
+    /// Encodes the name as a single string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+extension String {
+    fileprivate func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// Logs one line per request: method, path, status, duration.
+///
+/// Hummingbird's own request logger prints the URI with its query, and WOPI puts the access
+/// token in the query, so this one logs the path only — never a token.
+struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            log(request, context, status: response.status.code, start: start)
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            log(request, context, status: status, start: start, reason: (error as? WOPIError)?.message)
+            throw error
+        }
+    }
+
+    private func log(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, reason: String? = nil) {
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        var metadata: Logger.Metadata = ["status": "\(status)", "ms": "\(String(format: "%.1f", milliseconds))"]
+        if let override = request.headers[.wopiOverride] { metadata["override"] = "\(override.prefix(32))" }
+        if let reason { metadata["reason"] = "\(reason)" }
+        context.logger.info("\(request.method) \(request.uri.path)", metadata: metadata)
+    }
+}

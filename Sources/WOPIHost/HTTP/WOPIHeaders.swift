@@ -1,0 +1,32 @@
+import HTTPTypes
+import Hummingbird
+
+/// The WOPI header names this host reads and writes (docs/rest/src/common_headers.rst and each operation's page).
+extension HTTPField.Name {
+    static let wopiOverride = Self("X-WOPI-Override")!
+    static let wopiLock = Self("X-WOPI-Lock")!
+    static let wopiOldLock = Self("X-WOPI-OldLock")!
+    static let wopiLockFailureReason = Self("X-WOPI-LockFailureReason")!
+    static let wopiItemVersion = Self("X-WOPI-ItemVersion")!
+    static let wopiMaxExpectedSize = Self("X-WOPI-MaxExpectedSize")!
+    static let wopiSuggestedTarget = Self("X-WOPI-SuggestedTarget")!
+    static let wopiRelativeTarget = Self("X-WOPI-RelativeTarget")!
+    static let wopiOverwriteRelativeTarget = Self("X-WOPI-OverwriteRelativeTarget")!
+    static let wopiValidRelativeTarget = Self("X-WOPI-ValidRelativeTarget")!
+    static let wopiRequestedName = Self("X-WOPI-RequestedName")!
+    static let wopiInvalidFileNameError = Self("X-WOPI-InvalidFileNameError")!
+    static let wopiInvalidContainerNameError = Self("X-WOPI-InvalidContainerNameError")!
+    static let wopiUrlType = Self("X-WOPI-UrlType")!
+    static let wopiFileExtensionFilterList = Self("X-WOPI-FileExtensionFilterList")!
+    static let wopiServerError = Self("X-WOPI-ServerError")!
+    static let wopiSize = Self("X-WOPI-Size")!
+}
+
+extension HTTPFields {
+    /// The value of a header that must appear at most once; a doubled header is a malformed request.
+    func single(_ name: HTTPField.Name) throws(WOPIError) -> String? {
+        let values = self[values: name]
+        guard values.count <= 1 else { throw .badRequest("header \(name) appears more than once") }
+        return values.first
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import WOPICore
+
+/// First-run content: on an empty data folder, a demo user with the sample documents.
+public enum DemoProvisioning {
+    /// What was created, to tell the person who started the host.
+    public struct DemoAccount: Sendable {
+        /// The demo user.
+        public var user: UserRecord
+        /// The generated password, shown once and stored only as a hash.
+        public var password: String
+        /// The sample files.
+        public var files: [FileRecord]
+    }
+
+    /// Creates the demo user `demo` and the sample documents when the folder has no users; otherwise does nothing.
+    public static func provisionIfEmpty(_ folder: DataFolder) async throws -> DemoAccount? {
+        guard try await folder.store.users().isEmpty else { return nil }
+        let password = Base64URL.randomToken(byteCount: 12)
+        let user = try await folder.store.createUser(name: "demo", displayName: "Demo User", passwordHash: try PasswordHash(hashing: password))
+        var files: [FileRecord] = []
+        for sample in try SampleDocuments.demoSet {
+            files.append(try await folder.importFile(data: sample.data, as: sample.fileName, into: user.rootContainerID))
+        }
+        return DemoAccount(user: user, password: password, files: files)
+    }
+}

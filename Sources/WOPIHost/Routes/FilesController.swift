@@ -1,0 +1,272 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import WOPICore
+
+/// The Files endpoint, `/wopi/files/<id>` (docs/rest/src/files/).
+struct FilesController<Context: RequestContext>: Sendable {
+    let backend: WOPIBackend
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.get("files/:id", use: checkFileInfo)
+        group.get("files/:id/contents", use: getFile)
+        group.post("files/:id/contents", use: putFile)
+        group.post("files/:id", use: override)
+        group.get("files/:id/ancestry", use: enumerateAncestors)
+        group.get("files/:id/ecosystem_pointer", use: getEcosystem)
+    }
+
+    /// The file a request names and its authorized user.
+    private func resolve(_ request: Request, _ context: Context) async throws -> (FileRecord, UserRecord, AccessTokenClaims) {
+        guard let id = ResourceID(context.parameters.get("id") ?? "") else { throw WOPIError.notFound("no such file id") }
+        let (claims, user) = try await backend.authorize(request, .file(id))
+        return (try await backend.file(id, for: user), user, claims)
+    }
+
+    // MARK: GET
+
+    @Sendable func checkFileInfo(_ request: Request, context: Context) async throws -> Response {
+        let (file, user, _) = try await resolve(request, context)
+        let folder = try await backend.store.container(id: file.containerID)
+        let response = CheckFileInfoResponse(
+            baseFileName: file.name, ownerId: file.ownerID.rawValue, size: file.size, userId: user.id.rawValue,
+            version: file.versionString, fileExtension: file.fileExtension, lastModifiedTime: file.modifiedAt.wopiTimestamp,
+            SHA256: file.sha256, userFriendlyName: user.displayName, userInfo: user.userInfo,
+            isEduUser: ContainersController<Context>.isEduUser, licenseCheckForEditIsEnabled: ContainersController<Context>.licenseCheckForEditIsEnabled,
+            userCanWrite: true, userCanRename: true, userCanNotWriteRelative: false, readOnly: false,
+            breadcrumbBrandName: backend.configuration.brandName, breadcrumbFolderName: folder?.name ?? "")
+        return try WOPIJSON.response(response)
+    }
+
+    @Sendable func getFile(_ request: Request, context: Context) async throws -> Response {
+        let (file, _, _) = try await resolve(request, context)
+        if let limit = try request.headers.single(.wopiMaxExpectedSize) {
+            guard let maximum = Int64(limit), maximum >= 0 else { throw WOPIError.badRequest("X-WOPI-MaxExpectedSize is not a number") }
+            guard file.size <= maximum else {
+                throw WOPIError(.preconditionFailed, "file is \(file.size) bytes, more than X-WOPI-MaxExpectedSize \(maximum)")
+            }
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/octet-stream"
+        headers[.wopiItemVersion] = file.versionString
+        return Response(status: .ok, headers: headers, body: try await backend.blobs.read(file.blobKey, size: file.size))
+    }
+
+    @Sendable func enumerateAncestors(_ request: Request, context: Context) async throws -> Response {
+        let (file, _, claims) = try await resolve(request, context)
+        let path = try await backend.store.containerPath(to: file.containerID)
+        return try WOPIJSON.response(["AncestorsWithRootFirst": path.map { NamedURL(name: $0.name, url: backend.url(.container($0.id), for: claims)) }])
+    }
+
+    @Sendable func getEcosystem(_ request: Request, context: Context) async throws -> Response {
+        let (_, _, claims) = try await resolve(request, context)
+        return try WOPIJSON.response(["Url": backend.url(.ecosystem, for: claims)])
+    }
+
+    // MARK: PutFile
+
+    @Sendable func putFile(_ request: Request, context: Context) async throws -> Response {
+        let (file, _, _) = try await resolve(request, context)
+        guard try request.headers.single(.wopiOverride) == "PUT" else { throw WOPIError.badRequest("PutFile needs X-WOPI-Override: PUT") }
+        let lock = try lockHeader(request, required: false)
+        let now = backend.configuration.now()
+        // Refuse before reading the body: a write without the lock must not cost an upload.
+        if case .conflict(let current, let reason) = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now) {
+            throw WOPIError.lockConflict(currentLock: current, reason: reason)
+        }
+        let maximum = backend.configuration.maximumFileSize
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > maximum {
+            throw WOPIError(.contentTooLarge, "body of \(length) bytes exceeds the maximum file size of \(maximum) bytes")
+        }
+        let blob = try await storeBody(request.body)
+        do {
+            let (updated, replaced) = try await backend.store.replaceContent(file.id, with: blob, lock: lock, now: backend.configuration.now())
+            try? await backend.blobs.delete(replaced)
+            var headers = HTTPFields()
+            headers[.wopiItemVersion] = updated.versionString
+            return Response(status: .ok, headers: headers)
+        } catch {
+            try? await backend.blobs.delete(blob.key)
+            throw error
+        }
+    }
+
+    /// Streams a request body into the blob store, mapping size overflows to 413.
+    func storeBody(_ body: RequestBody) async throws -> StoredBlob {
+        let maximum = backend.configuration.maximumFileSize
+        do {
+            return try await backend.blobs.write(body, maximumSize: maximum)
+        } catch BlobStoreError.tooLarge {
+            throw WOPIError(.contentTooLarge, "body exceeds the maximum file size of \(maximum) bytes")
+        }
+    }
+
+    // MARK: POST overrides
+
+    @Sendable func override(_ request: Request, context: Context) async throws -> Response {
+        let (file, user, claims) = try await resolve(request, context)
+        guard let operation = try request.headers.single(.wopiOverride) else { throw WOPIError.badRequest("missing X-WOPI-Override") }
+        switch operation {
+        case "LOCK":
+            if try request.headers.single(.wopiOldLock) != nil { return try await unlockAndRelock(file, request) }
+            return try await changeLock(file, .lock(try lockHeader(request)))
+        case "GET_LOCK":
+            let current = file.activeLock(at: backend.configuration.now())?.value ?? ""
+            var headers = HTTPFields()
+            headers[.wopiLock] = current
+            headers[.wopiItemVersion] = file.versionString
+            return Response(status: .ok, headers: headers)
+        case "REFRESH_LOCK": return try await changeLock(file, .refresh(try lockHeader(request)))
+        case "UNLOCK": return try await changeLock(file, .unlock(try lockHeader(request)))
+        case "PUT_RELATIVE": return try await putRelativeFile(file, claims, request)
+        case "RENAME_FILE": return try await renameFile(file, request)
+        case "DELETE":
+            let blob = try await mapStoreErrors { try await backend.store.deleteFile(file.id, lock: nil, now: backend.configuration.now()) }
+            try? await backend.blobs.delete(blob)
+            return Response(status: .ok)
+        case "PUT_USER_INFO":
+            var body = request
+            let buffer = try await body.collectBody(upTo: 64 * 1024)
+            guard buffer.readableBytes <= 1024 * 64, let info = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) else {
+                throw WOPIError.badRequest("UserInfo must be UTF-8 text of at most 64 KiB")
+            }
+            try await backend.store.setUserInfo(info, for: user.id)
+            return Response(status: .ok)
+        case "GET_SHARE_URL":
+            return try shareURL(request, path: "files/\(file.id)")
+        default:
+            throw WOPIError.notImplemented("unknown X-WOPI-Override '\(operation.prefix(64))'")
+        }
+    }
+
+    private func changeLock(_ file: FileRecord, _ lockRequest: LockRules.Request) async throws -> Response {
+        let (decision, updated) = try await backend.store.updateLock(file.id, request: lockRequest, now: backend.configuration.now())
+        switch decision {
+        case .granted:
+            var headers = HTTPFields()
+            headers[.wopiItemVersion] = updated.versionString
+            return Response(status: .ok, headers: headers)
+        case .conflict(let current, let reason):
+            throw WOPIError.lockConflict(currentLock: current, reason: reason)
+        }
+    }
+
+    private func unlockAndRelock(_ file: FileRecord, _ request: Request) async throws -> Response {
+        let new = try lockHeader(request)
+        guard let oldValue = try request.headers.single(.wopiOldLock), let old = WOPILock(oldValue) else {
+            throw WOPIError.badRequest("X-WOPI-OldLock must be 1 to 1024 ASCII characters")
+        }
+        return try await changeLock(file, .unlockAndRelock(old: old, new: new))
+    }
+
+    /// `X-WOPI-Lock`, validated: 400 when missing (if required) or not a valid WOPI lock.
+    private func lockHeader(_ request: Request, required: Bool = true) throws -> WOPILock? {
+        guard let value = try request.headers.single(.wopiLock) else {
+            if required { throw WOPIError.badRequest("missing X-WOPI-Lock") }
+            return nil
+        }
+        guard let lock = WOPILock(value) else { throw WOPIError.badRequest("X-WOPI-Lock must be 1 to 1024 ASCII characters") }
+        return lock
+    }
+
+    private func lockHeader(_ request: Request) throws -> WOPILock {
+        try lockHeader(request, required: true)!
+    }
+
+    // MARK: PutRelativeFile
+
+    private func putRelativeFile(_ file: FileRecord, _ claims: AccessTokenClaims, _ request: Request) async throws -> Response {
+        let suggested = try request.headers.single(.wopiSuggestedTarget)
+        let relative = try request.headers.single(.wopiRelativeTarget)
+        let name: String
+        var overwrite = false
+        switch (suggested, relative) {
+        case (let suggested?, nil):
+            var proposed = try NameRules.decodeHeader(suggested)
+            if proposed.hasPrefix(".") { proposed = WOPIBackend.split(file.name).stem + proposed }
+            name = try await backend.unusedFileName(like: NameRules.sanitized(proposed), in: file.containerID)
+        case (nil, let relative?):
+            let exact = try NameRules.decodeHeader(relative)
+            if let problem = NameRules.problem(with: exact) {
+                var headers = HTTPFields()
+                headers[.wopiValidRelativeTarget] = UTF7.encode(try await backend.unusedFileName(like: NameRules.sanitized(exact), in: file.containerID))
+                throw WOPIError(.badRequest, problem, headers: headers)
+            }
+            overwrite = try request.headers.single(.wopiOverwriteRelativeTarget)?.lowercased() == "true"
+            if !overwrite, try await backend.store.file(named: exact, in: file.containerID) != nil {
+                var headers = HTTPFields()
+                headers[.wopiValidRelativeTarget] = UTF7.encode(try await backend.unusedFileName(like: exact, in: file.containerID))
+                throw WOPIError(.conflict, "a file named '\(exact)' already exists", headers: headers)
+            }
+            name = exact
+        case (nil, nil):
+            throw WOPIError.badRequest("PutRelativeFile needs X-WOPI-SuggestedTarget or X-WOPI-RelativeTarget")
+        case (_?, _?):
+            throw WOPIError.badRequest("X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget are mutually exclusive")
+        }
+        if overwrite, let existing = try await backend.store.file(named: name, in: file.containerID),
+           let held = existing.activeLock(at: backend.configuration.now()) {
+            throw WOPIError.lockConflict(currentLock: held.value, reason: "the target file is locked")
+        }
+        let created = try await createFile(named: name, in: file.containerID, body: request.body, replacing: overwrite,
+                                           retryWithNewName: suggested != nil)
+        return try WOPIJSON.response(NewFileResponse(name: created.name, url: backend.url(.file(created.id), for: claims)))
+    }
+
+    /// Stores a body and records it as a new file; in suggested mode a name taken meanwhile gets a new suffix.
+    func createFile(named name: String, in containerID: ResourceID, body: RequestBody, replacing: Bool,
+                    retryWithNewName: Bool) async throws -> FileRecord {
+        let blob = try await storeBody(body)
+        var name = name
+        for _ in 0..<5 {
+            do {
+                let (created, replaced) = try await backend.store.createFile(named: name, in: containerID, blob: blob,
+                                                                            replacing: replacing, now: backend.configuration.now())
+                if let replaced { try? await backend.blobs.delete(replaced) }
+                return created
+            } catch WOPIStoreError.nameTaken where retryWithNewName {
+                name = try await backend.unusedFileName(like: name, in: containerID)
+            } catch {
+                try? await backend.blobs.delete(blob.key)
+                throw (error as? WOPIStoreError).map(WOPIError.init) ?? error
+            }
+        }
+        try? await backend.blobs.delete(blob.key)
+        throw WOPIError(.conflict, "could not find a free name like '\(name)'")
+    }
+
+    // MARK: RenameFile
+
+    private func renameFile(_ file: FileRecord, _ request: Request) async throws -> Response {
+        guard let header = try request.headers.single(.wopiRequestedName) else { throw WOPIError.badRequest("missing X-WOPI-RequestedName") }
+        let lock = try lockHeader(request, required: false)
+        let stem = try NameRules.decodeHeader(header)
+        let ext = WOPIBackend.split(file.name).ext
+        if let problem = NameRules.problem(with: stem + ext) {
+            var headers = HTTPFields()
+            headers[.wopiInvalidFileNameError] = problem
+            throw WOPIError(.badRequest, problem, headers: headers)
+        }
+        // RenameFile.rst: when the name is taken, the host should pick a similar free one.
+        var target = stem + ext
+        if let existing = try await backend.store.file(named: target, in: file.containerID), existing.id != file.id {
+            target = try await backend.unusedFileName(like: target, in: file.containerID)
+        }
+        let renamed = try await mapStoreErrors { try await backend.store.renameFile(file.id, to: target, lock: lock, now: backend.configuration.now()) }
+        return try WOPIJSON.response(["Name": WOPIBackend.split(renamed.name).stem])
+    }
+
+    /// GetShareUrl for files and containers: the web front's page for the item.
+    func shareURL(_ request: Request, path: String) throws -> Response {
+        guard let type = try request.headers.single(.wopiUrlType), let kind = ShareURLType(rawValue: type) else {
+            throw WOPIError.notImplemented("unsupported X-WOPI-UrlType; supported: ReadOnly, ReadWrite")
+        }
+        let mode = kind == .readOnly ? "view" : "edit"
+        return try WOPIJSON.response(["ShareUrl": "\(backend.configuration.publicURL.absoluteString)/\(path)?mode=\(mode)"])
+    }
+}
+
+/// Runs a store call and maps ``WOPIStoreError`` to its protocol status.
+func mapStoreErrors<T>(_ body: () async throws -> T) async throws -> T {
+    do { return try await body() } catch let error as WOPIStoreError { throw WOPIError(error) }
+}

@@ -1,0 +1,321 @@
+import Foundation
+import GRDB
+import WOPICore
+
+/// The embedded ``WOPIStore``: one SQLite database in WAL mode.
+///
+/// Several processes may open the same database at once (`wopi serve` and the `wopi users` /
+/// `wopi files` commands do); writers queue behind SQLite's lock with a busy timeout. Every
+/// write runs in an immediate transaction, so each lock change is one compare-and-set.
+public final class SQLiteStore: WOPIStore {
+    private let pool: DatabasePool
+
+    /// Opens (creating and migrating if needed) the database at `path`.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(15)
+        configuration.foreignKeysEnabled = true
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try SQLiteSchema.migrator.migrate(pool)
+    }
+
+    // MARK: Users
+
+    public func createUser(name: String, displayName: String, passwordHash: PasswordHash) async throws -> UserRecord {
+        let user = UserRecord(id: .random(), name: name, displayName: displayName, passwordHash: passwordHash,
+                              rootContainerID: .random())
+        try await pool.write { db in
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [name]) != nil {
+                throw WOPIStoreError.nameTaken(name)
+            }
+            try db.execute(sql: """
+                INSERT INTO users (id, name, display_name, password_hash, root_container_id) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [user.id.rawValue, name, displayName, passwordHash.encoded, user.rootContainerID.rawValue])
+            try db.execute(sql: "INSERT INTO containers (id, parent_id, owner_id, name) VALUES (?, NULL, ?, ?)",
+                           arguments: [user.rootContainerID.rawValue, user.id.rawValue, WOPIName.sanitized("\(displayName)'s files").rawValue])
+        }
+        return user
+    }
+
+    public func user(id: ResourceID) async throws -> UserRecord? {
+        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map(Self.user) }
+    }
+
+    public func user(named name: String) async throws -> UserRecord? {
+        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE name = ?", arguments: [name]).map(Self.user) }
+    }
+
+    public func users() async throws -> [UserRecord] {
+        try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM users ORDER BY name").map(Self.user) }
+    }
+
+    public func removeUser(id: ResourceID) async throws -> [BlobKey] {
+        try await pool.write { db in
+            let blobs = try String.fetchAll(db, sql: "SELECT blob_key FROM files WHERE owner_id = ?", arguments: [id.rawValue])
+            try db.execute(sql: "DELETE FROM files WHERE owner_id = ?", arguments: [id.rawValue])
+            // Children before parents: deepest containers first, by repeatedly removing leaves.
+            repeat {
+                try db.execute(sql: """
+                    DELETE FROM containers WHERE owner_id = ? AND id NOT IN (SELECT parent_id FROM containers WHERE parent_id IS NOT NULL)
+                    """, arguments: [id.rawValue])
+            } while db.changesCount > 0
+            try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id.rawValue])
+            guard db.changesCount > 0 else { throw WOPIStoreError.notFound }
+            return blobs.compactMap(BlobKey.init)
+        }
+    }
+
+    public func setUserInfo(_ info: String, for userID: ResourceID) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE users SET user_info = ? WHERE id = ?", arguments: [info, userID.rawValue])
+            guard db.changesCount > 0 else { throw WOPIStoreError.notFound }
+        }
+    }
+
+    // MARK: Containers
+
+    public func container(id: ResourceID) async throws -> ContainerRecord? {
+        try await pool.read { db in try Self.container(db, id) }
+    }
+
+    public func containerPath(to id: ResourceID) async throws -> [ContainerRecord] {
+        try await pool.read { db in
+            var path: [ContainerRecord] = []
+            var next: ResourceID? = id
+            while let current = next, let container = try Self.container(db, current) {
+                path.insert(container, at: 0)
+                next = container.parentID
+                if path.count > 256 { break } // a cycle cannot be created through this API; stay safe anyway
+            }
+            guard !path.isEmpty else { throw WOPIStoreError.notFound }
+            return path
+        }
+    }
+
+    public func children(of id: ResourceID) async throws -> (containers: [ContainerRecord], files: [FileRecord]) {
+        try await pool.read { db in
+            guard try Self.container(db, id) != nil else { throw WOPIStoreError.notFound }
+            let containers = try Row.fetchAll(db, sql: "SELECT * FROM containers WHERE parent_id = ? ORDER BY name COLLATE NOCASE",
+                                              arguments: [id.rawValue]).map(Self.container)
+            let files = try Row.fetchAll(db, sql: "SELECT * FROM files WHERE container_id = ? ORDER BY name COLLATE NOCASE",
+                                         arguments: [id.rawValue]).map(Self.file)
+            return (containers, files)
+        }
+    }
+
+    public func createContainer(named name: String, in parentID: ResourceID) async throws -> ContainerRecord {
+        try await pool.write { db in
+            guard let parent = try Self.container(db, parentID) else { throw WOPIStoreError.notFound }
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM containers WHERE parent_id = ? AND name = ? COLLATE NOCASE",
+                                arguments: [parentID.rawValue, name]) != nil {
+                throw WOPIStoreError.nameTaken(name)
+            }
+            let container = ContainerRecord(id: .random(), parentID: parentID, ownerID: parent.ownerID, name: name)
+            try db.execute(sql: "INSERT INTO containers (id, parent_id, owner_id, name) VALUES (?, ?, ?, ?)",
+                           arguments: [container.id.rawValue, parentID.rawValue, parent.ownerID.rawValue, name])
+            return container
+        }
+    }
+
+    public func renameContainer(_ id: ResourceID, to name: String) async throws -> ContainerRecord {
+        try await pool.write { db in
+            guard var container = try Self.container(db, id) else { throw WOPIStoreError.notFound }
+            if let parent = container.parentID,
+               try Row.fetchOne(db, sql: "SELECT 1 FROM containers WHERE parent_id = ? AND name = ? COLLATE NOCASE AND id != ?",
+                                arguments: [parent.rawValue, name, id.rawValue]) != nil {
+                throw WOPIStoreError.nameTaken(name)
+            }
+            try db.execute(sql: "UPDATE containers SET name = ? WHERE id = ?", arguments: [name, id.rawValue])
+            container.name = name
+            return container
+        }
+    }
+
+    public func deleteContainer(_ id: ResourceID) async throws {
+        try await pool.write { db in
+            guard let container = try Self.container(db, id) else { throw WOPIStoreError.notFound }
+            let hasChildren = try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM containers WHERE parent_id = ?) OR EXISTS (SELECT 1 FROM files WHERE container_id = ?)
+                """, arguments: [id.rawValue, id.rawValue]) ?? true
+            guard container.parentID != nil, !hasChildren else { throw WOPIStoreError.notEmpty }
+            try db.execute(sql: "DELETE FROM containers WHERE id = ?", arguments: [id.rawValue])
+        }
+    }
+
+    // MARK: Files
+
+    public func file(id: ResourceID) async throws -> FileRecord? {
+        try await pool.read { db in try Self.file(db, id) }
+    }
+
+    public func file(named name: String, in containerID: ResourceID) async throws -> FileRecord? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM files WHERE container_id = ? AND name = ? COLLATE NOCASE",
+                             arguments: [containerID.rawValue, name]).map(Self.file)
+        }
+    }
+
+    public func createFile(named name: String, in containerID: ResourceID, blob: StoredBlob, replacing: Bool, now: Date) async throws
+        -> (file: FileRecord, replacedBlob: BlobKey?) {
+        try await pool.write { db in
+            guard let container = try Self.container(db, containerID) else { throw WOPIStoreError.notFound }
+            if let existing = try Row.fetchOne(db, sql: "SELECT * FROM files WHERE container_id = ? AND name = ? COLLATE NOCASE",
+                                               arguments: [containerID.rawValue, name]).map(Self.file) {
+                guard replacing else { throw WOPIStoreError.nameTaken(existing.name) }
+                if case .conflict(let current, let reason) = LockRules.evaluate(.modify(nil), current: existing.lock, now: now) {
+                    throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
+                }
+                let updated = try Self.storeContent(db, existing, blob: blob, now: now)
+                return (updated, existing.blobKey)
+            }
+            let file = FileRecord(id: .random(), containerID: containerID, ownerID: container.ownerID, name: name,
+                                  size: blob.size, version: try Self.nextVersion(db), sha256: blob.sha256,
+                                  blobKey: blob.key, modifiedAt: now, lock: nil)
+            try db.execute(sql: """
+                INSERT INTO files (id, container_id, owner_id, name, size, version, sha256, blob_key, modified_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [file.id.rawValue, containerID.rawValue, container.ownerID.rawValue, name, file.size,
+                                 file.version, file.sha256, file.blobKey.rawValue, now.timeIntervalSince1970])
+            return (file, nil)
+        }
+    }
+
+    public func renameFile(_ id: ResourceID, to name: String, lock: WOPILock?, now: Date) async throws -> FileRecord {
+        try await pool.write { db in
+            guard var file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
+            if case .conflict(let current, let reason) = LockRules.evaluate(.modify(lock), current: file.lock, now: now) {
+                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
+            }
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM files WHERE container_id = ? AND name = ? COLLATE NOCASE AND id != ?",
+                                arguments: [file.containerID.rawValue, name, id.rawValue]) != nil {
+                throw WOPIStoreError.nameTaken(name)
+            }
+            file.name = name
+            file.version = try Self.nextVersion(db)
+            try db.execute(sql: "UPDATE files SET name = ?, version = ? WHERE id = ?", arguments: [name, file.version, id.rawValue])
+            return file
+        }
+    }
+
+    public func deleteFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> BlobKey {
+        try await pool.write { db in
+            guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
+            if case .conflict(let current, let reason) = LockRules.evaluate(.modify(lock), current: file.lock, now: now) {
+                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
+            }
+            try db.execute(sql: "DELETE FROM files WHERE id = ?", arguments: [id.rawValue])
+            return file.blobKey
+        }
+    }
+
+    public func updateLock(_ id: ResourceID, request: LockRules.Request, now: Date) async throws
+        -> (decision: LockRules.Decision, file: FileRecord) {
+        try await pool.write { db in
+            guard var file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
+            let decision = LockRules.evaluate(request, current: file.lock, now: now)
+            if case .granted(let newState) = decision, newState != file.lock {
+                file.lock = newState
+                try db.execute(sql: "UPDATE files SET lock_value = ?, lock_expires_at = ? WHERE id = ?",
+                               arguments: [newState?.lock.value, newState?.expiresAt.timeIntervalSince1970, id.rawValue])
+            }
+            return (decision, file)
+        }
+    }
+
+    public func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws
+        -> (file: FileRecord, replacedBlob: BlobKey) {
+        try await pool.write { db in
+            guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
+            let decision = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now)
+            if case .conflict(let current, let reason) = decision {
+                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
+            }
+            return (try Self.storeContent(db, file, blob: blob, now: now), file.blobKey)
+        }
+    }
+
+    public func referencedBlobs() async throws -> Set<BlobKey> {
+        try await pool.read { db in Set(try String.fetchAll(db, sql: "SELECT blob_key FROM files").compactMap(BlobKey.init)) }
+    }
+
+    // MARK: Secrets
+
+    public func hostSecret(named name: String, orCreate make: @Sendable () -> Data) async throws -> Data {
+        try await pool.write { db in
+            if let existing = try Data.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]) {
+                return existing
+            }
+            let value = make()
+            try db.execute(sql: "INSERT INTO settings (name, value) VALUES (?, ?)", arguments: [name, value])
+            return value
+        }
+    }
+
+    public func hostSetting(named name: String) async throws -> String? {
+        try await pool.read { db in
+            try Data.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]).flatMap { String(data: $0, encoding: .utf8) }
+        }
+    }
+
+    public func setHostSetting(_ value: String, named name: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                           arguments: [name, Data(value.utf8)])
+        }
+    }
+
+    // MARK: Rows
+
+    private static func storeContent(_ db: Database, _ file: FileRecord, blob: StoredBlob, now: Date) throws -> FileRecord {
+        var updated = file
+        updated.size = blob.size
+        updated.sha256 = blob.sha256
+        updated.blobKey = blob.key
+        updated.modifiedAt = now
+        updated.version = try nextVersion(db)
+        try db.execute(sql: "UPDATE files SET size = ?, sha256 = ?, blob_key = ?, modified_at = ?, version = ? WHERE id = ?",
+                       arguments: [blob.size, blob.sha256, blob.key.rawValue, now.timeIntervalSince1970, updated.version, file.id.rawValue])
+        return updated
+    }
+
+    private static func nextVersion(_ db: Database) throws -> Int64 {
+        try db.execute(sql: "UPDATE version_counter SET value = value + 1 WHERE id = 1")
+        return try Int64.fetchOne(db, sql: "SELECT value FROM version_counter WHERE id = 1") ?? 0
+    }
+
+    private static func container(_ db: Database, _ id: ResourceID) throws -> ContainerRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM containers WHERE id = ?", arguments: [id.rawValue]).map(container)
+    }
+
+    private static func file(_ db: Database, _ id: ResourceID) throws -> FileRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM files WHERE id = ?", arguments: [id.rawValue]).map(file)
+    }
+
+    private static func id(_ row: Row, _ column: String) -> ResourceID {
+        // Ids are validated before they are written, so a stored one always parses.
+        ResourceID(row[column] as String) ?? ResourceID("invalid")!
+    }
+
+    private static func user(_ row: Row) -> UserRecord {
+        UserRecord(id: id(row, "id"), name: row["name"], displayName: row["display_name"],
+                   passwordHash: PasswordHash(encoded: row["password_hash"]) ?? .unusable,
+                   rootContainerID: id(row, "root_container_id"), userInfo: row["user_info"])
+    }
+
+    private static func container(_ row: Row) -> ContainerRecord {
+        let parent: String? = row["parent_id"]
+        return ContainerRecord(id: id(row, "id"), parentID: parent.flatMap(ResourceID.init), ownerID: id(row, "owner_id"), name: row["name"])
+    }
+
+    private static func file(_ row: Row) -> FileRecord {
+        let lockValue: String? = row["lock_value"]
+        let lockExpiry: Double? = row["lock_expires_at"]
+        let lock = lockValue.flatMap(WOPILock.init).flatMap { lock in
+            lockExpiry.map { LockState(lock: lock, expiresAt: Date(timeIntervalSince1970: $0)) }
+        }
+        return FileRecord(id: id(row, "id"), containerID: id(row, "container_id"), ownerID: id(row, "owner_id"),
+                          name: row["name"], size: row["size"], version: row["version"], sha256: row["sha256"],
+                          blobKey: BlobKey(row["blob_key"] as String) ?? BlobKey("missing")!,
+                          modifiedAt: Date(timeIntervalSince1970: row["modified_at"]), lock: lock)
+    }
+}

@@ -1,0 +1,121 @@
+import Crypto
+import Foundation
+import Hummingbird
+import WOPICore
+
+/// What every route works with: the stores, the token signer and the configuration.
+///
+/// It also owns the few rules that span stores: who may act on what, how URLs with tokens are
+/// minted, and how a name is made unique inside a container.
+public struct WOPIBackend: Sendable {
+    /// Users, containers, files and locks.
+    public let store: any WOPIStore
+    /// Document bodies.
+    public let blobs: any BlobStore
+    /// Issues and checks WOPI access tokens.
+    public let tokens: AccessTokenSigner
+    /// Host settings.
+    public let configuration: WOPIHostConfiguration
+
+    /// The name of the token key in ``WOPIStore/hostSecret(named:orCreate:)``.
+    public static let tokenKeyName = "wopi-access-token-key"
+
+    /// Creates a backend, loading (or creating) the token key from the store.
+    public init(store: any WOPIStore, blobs: any BlobStore, configuration: WOPIHostConfiguration) async throws {
+        let key = try await store.hostSecret(named: Self.tokenKeyName) { Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }) }
+        self.store = store
+        self.blobs = blobs
+        self.tokens = AccessTokenSigner(key: .init(data: key))
+        self.configuration = configuration
+    }
+
+    // MARK: Tokens and URLs
+
+    /// Issues a token for `user` on `resource`, expiring after the configured lifetime or at `notAfter`, whichever is first.
+    public func issueToken(user: ResourceID, resource: WOPIResource, notAfter: Date? = nil) -> (token: String, claims: AccessTokenClaims) {
+        var expiry = configuration.now().addingTimeInterval(configuration.accessTokenLifetime)
+        if let notAfter, notAfter < expiry { expiry = notAfter }
+        let claims = AccessTokenClaims(userID: user, resource: resource, expiresAt: expiry)
+        return (tokens.issue(claims), claims)
+    }
+
+    /// The WOPISrc of a resource: `<public URL>/wopi/files/<id>`, `/wopi/containers/<id>` or `/wopi/ecosystem`.
+    public func wopiSrc(_ resource: WOPIResource) -> String {
+        let base = configuration.publicURL.absoluteString
+        switch resource {
+        case .file(let id): return "\(base)/wopi/files/\(id)"
+        case .container(let id): return "\(base)/wopi/containers/\(id)"
+        case .ecosystem: return "\(base)/wopi/ecosystem"
+        }
+    }
+
+    /// A WOPISrc with a fresh token for the same user and no later expiry than `claims`.
+    func url(_ resource: WOPIResource, for claims: AccessTokenClaims) -> String {
+        "\(wopiSrc(resource))?access_token=\(issueToken(user: claims.userID, resource: resource, notAfter: claims.expiresAt).token)"
+    }
+
+    // MARK: Authorization
+
+    /// Checks the request's `access_token` for `resource` and returns its claims and user.
+    ///
+    /// 401 for a missing, malformed, forged, expired or wrong-resource token and for a removed user.
+    func authorize(_ request: Request, _ resource: WOPIResource) async throws -> (claims: AccessTokenClaims, user: UserRecord) {
+        guard let token = request.uri.queryParameters.get("access_token"), !token.isEmpty else {
+            throw WOPIError.unauthorized("missing access_token")
+        }
+        let claims: AccessTokenClaims
+        do {
+            claims = try tokens.verify(token, for: resource, now: configuration.now())
+        } catch {
+            throw WOPIError.unauthorized(error.description)
+        }
+        guard let user = try await store.user(id: claims.userID) else { throw WOPIError.unauthorized("the token's user no longer exists") }
+        return (claims, user)
+    }
+
+    /// The file, if it exists and `user` may open it (only owners may, in this host).
+    func file(_ id: ResourceID, for user: UserRecord) async throws -> FileRecord {
+        guard let file = try await store.file(id: id), file.ownerID == user.id else { throw WOPIError.notFound("file not found") }
+        return file
+    }
+
+    /// The container, if it exists and `user` may open it.
+    func container(_ id: ResourceID, for user: UserRecord) async throws -> ContainerRecord {
+        guard let container = try await store.container(id: id), container.ownerID == user.id else {
+            throw WOPIError.notFound("container not found")
+        }
+        return container
+    }
+
+    // MARK: Names
+
+    /// A name like `proposed` that no file in the container uses: `Budget.xlsx`, `Budget (1).xlsx`, …
+    func unusedFileName(like proposed: String, in containerID: ResourceID) async throws -> String {
+        let (stem, ext) = Self.split(proposed)
+        var candidate = proposed
+        var counter = 1
+        while try await store.file(named: candidate, in: containerID) != nil {
+            candidate = "\(stem) (\(counter))\(ext)"
+            counter += 1
+        }
+        return candidate
+    }
+
+    /// A name like `proposed` that no sibling container uses.
+    func unusedContainerName(like proposed: String, in parentID: ResourceID) async throws -> String {
+        let siblings = Set(try await store.children(of: parentID).containers.map { $0.name.lowercased() })
+        var candidate = proposed
+        var counter = 1
+        while siblings.contains(candidate.lowercased()) {
+            candidate = "\(proposed) (\(counter))"
+            counter += 1
+        }
+        return candidate
+    }
+
+    /// Splits `name.ext` into (`name`, `.ext`); a leading dot is part of the stem.
+    static func split(_ name: String) -> (stem: String, ext: String) {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return (name, "") }
+        return (String(name[..<dot]), String(name[dot...]))
+    }
+}

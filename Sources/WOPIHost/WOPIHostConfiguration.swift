@@ -1,0 +1,29 @@
+import Foundation
+
+/// How a WOPI host behaves: where it is reachable, how large files may be, how long tokens live.
+public struct WOPIHostConfiguration: Sendable {
+    /// The URL clients use to reach the host, without a trailing slash (e.g. `https://wopi.contoso.com`).
+    /// WOPISrc values and every URL in a response are built from it, so it must be the external one
+    /// when the host runs behind a TLS-terminating proxy.
+    public var publicURL: URL
+    /// The largest body PutFile, PutRelativeFile and CreateChildFile accept; larger ones get 413.
+    public var maximumFileSize: Int64
+    /// How long a WOPI access token lives.
+    public var accessTokenLifetime: TimeInterval
+    /// The name shown as `BreadcrumbBrandName`.
+    public var brandName: String
+    /// The clock; tests move it.
+    public var now: @Sendable () -> Date
+
+    /// Creates a configuration. Defaults: 512 MiB files, 10-hour tokens.
+    public init(publicURL: URL, maximumFileSize: Int64 = 512 * 1024 * 1024, accessTokenLifetime: TimeInterval = 10 * 3600,
+                brandName: String = "WOPIKit", now: @escaping @Sendable () -> Date = { Date() }) {
+        var text = publicURL.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        self.publicURL = URL(string: text) ?? publicURL
+        self.maximumFileSize = maximumFileSize
+        self.accessTokenLifetime = accessTokenLifetime
+        self.brandName = brandName
+        self.now = now
+    }
+}

@@ -1,0 +1,23 @@
+/// The category a test case belongs to (the `Category` attribute in TestCases.xml).
+///
+/// As in Microsoft's runner, `WopiCore` cases run whatever categories are selected, and `all` selects everything.
+public enum TestCategory: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case all = "All"
+    case wopiCore = "WopiCore"
+    case officeOnline = "OfficeOnline"
+    case officeNativeClient = "OfficeNativeClient"
+    case wopiCoauth = "WopiCoauth"
+
+    /// Parses a category name case-insensitively (`wopicore`, `OfficeNativeClient`, …).
+    public init?(name: String) {
+        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else { return nil }
+        self = match
+    }
+
+    public var description: String { rawValue }
+
+    /// Whether a case of `self` runs when `selection` is chosen.
+    public func isSelected(by selection: Set<TestCategory>) -> Bool {
+        self == .wopiCore || selection.contains(.all) || selection.contains(self)
+    }
+}

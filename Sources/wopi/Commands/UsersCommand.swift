@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import WOPICore
+import WOPIHost
+
+/// `wopi users`: manage the people who sign in to the host.
+struct UsersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "Add, list and remove users of the embedded store.",
+        discussion: "Works while `wopi serve` runs on the same data folder.",
+        subcommands: [Add.self, List.self, Remove.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a user who can sign in and own files.",
+            discussion: "Prints one JSON object: id, name, rootContainerId. The password is stored as a scrypt hash."
+        )
+
+        @Argument(help: "The sign-in name (letters, digits, . _ - @).")
+        var name: String
+
+        @Option(help: "The user's password (at least 8 characters).")
+        var password: String
+
+        @Option(help: "The name Office shows for the user. Defaults to NAME.")
+        var displayName: String?
+
+        @OptionGroup var dataOptions: DataOptions
+
+        func validate() throws {
+            guard (1...64).contains(name.count), name.allSatisfy({ $0.isLetter || $0.isNumber || "._-@".contains($0) }) else {
+                throw ValidationError("user name '\(name)' must be 1 to 64 letters, digits, '.', '_', '-' or '@'")
+            }
+            guard password.count >= 8 else { throw ValidationError("the password must have at least 8 characters") }
+            if let displayName, (try? WOPIName(displayName)) == nil {
+                throw ValidationError("display name '\(displayName)' contains characters Office refuses")
+            }
+        }
+
+        func run() async throws {
+            let folder = try dataOptions.open()
+            do {
+                let user = try await folder.store.createUser(name: name, displayName: displayName ?? name,
+                                                             passwordHash: try PasswordHash(hashing: password))
+                try printJSON(["id": user.id.rawValue, "name": user.name, "rootContainerId": user.rootContainerID.rawValue])
+            } catch WOPIStoreError.nameTaken {
+                throw CLIError.InvalidInput("a user named '\(name)' already exists")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List users as JSON lines.")
+        @OptionGroup var dataOptions: DataOptions
+
+        func run() async throws {
+            for user in try await dataOptions.open().store.users() {
+                try printJSON(["id": user.id.rawValue, "name": user.name, "displayName": user.displayName])
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a user with all their files.",
+            discussion: "Every access token issued to the user stops working at once."
+        )
+        @Argument(help: "The sign-in name.") var name: String
+        @OptionGroup var dataOptions: DataOptions
+
+        func run() async throws {
+            let folder = try dataOptions.open()
+            guard let user = try await folder.store.user(named: name) else { throw CLIError.InvalidInput("no user named '\(name)'") }
+            for blob in try await folder.store.removeUser(id: user.id) { try? await folder.blobs.delete(blob) }
+            try printJSON(["removed": user.name])
+        }
+    }
+}

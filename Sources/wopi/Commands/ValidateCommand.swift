@@ -1,0 +1,158 @@
+import ArgumentParser
+import Foundation
+import WOPIValidator
+
+/// `wopi validate`: run Microsoft's WOPI validator definitions against a WOPI host.
+struct ValidateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Run Microsoft's WOPI validator test cases (TestCases.xml) against a WOPI host.",
+        discussion: """
+            Point it at one file on the host: its WOPISrc and an access token for a user who may write it. The \
+            file's name must end in .wopitest. Tests lock, write, rename and create files next to it.
+
+            Each test case prints one line as it finishes (PASS, FAIL or SKIP with the reason), and the run ends \
+            with the totals line "N passed, N failed, N skipped". A case is skipped when one of its group's \
+            prerequisite cases does not pass (for example, the host does not claim the feature).
+
+            By default the WopiCore and OfficeNativeClient categories run, without the coauthoring, incremental \
+            file transfer and ProofKeys groups, and X-WOPI-ItemVersion is required wherever a test checks it.
+
+            Exit status: 0 when no case failed, 1 when any failed, 2 for invalid input.
+            """
+    )
+
+    @Option(help: "The WOPISrc URL of the .wopitest file to test, e.g. http://127.0.0.1:8080/wopi/files/ID.")
+    var wopiSrc: String
+
+    @Option(help: "An access token for that file.")
+    var accessToken: String
+
+    @Option(help: "access_token_ttl: the token's expiry in milliseconds since the Unix epoch.")
+    var accessTokenTtl: Int64 = 0
+
+    @Option(help: ArgumentHelp(
+        "Path to TestCases.xml; its JsonSchemas folder must sit beside it.",
+        discussion: "Defaults to ../shared/wopi-validator/TestCases.xml relative to the current directory, when that exists."))
+    var testcases: String?
+
+    @Option(name: .customLong("category"), help: ArgumentHelp(
+        "A test category to run (repeatable): WopiCore, OfficeNativeClient, OfficeOnline, WopiCoauth or All.",
+        discussion: "WopiCore cases always run. Default: WopiCore and OfficeNativeClient."))
+    var categories: [String] = []
+
+    @Option(name: .customLong("exclude-group"), help: "A test group to leave out (repeatable), in addition to the default exclusions.")
+    var excludedGroups: [String] = []
+
+    @Flag(help: "Do not apply the default exclusions (coauth, incremental transfer, ProofKeys).")
+    var noDefaultExclusions = false
+
+    @Option(name: .customLong("group"), help: "Run only this test group (repeatable).")
+    var groups: [String] = []
+
+    @Option(name: .customLong("test"), help: "Run only this test case (repeatable).")
+    var tests: [String] = []
+
+    @Flag(help: "Also run groups marked HasDelay, which sleep for minutes.")
+    var includeDelayed = false
+
+    @Flag(help: "Accept a missing X-WOPI-ItemVersion, as Microsoft's runner does.")
+    var lenientItemVersion = false
+
+    @Flag(help: "Print the whole report as one JSON object on stdout (per-case lines go to stderr).")
+    var json = false
+
+    func validate() throws {
+        _ = try target()
+        _ = try selectedCategories()
+        if testcases == nil, !FileManager.default.fileExists(atPath: Self.defaultTestCasesPath) {
+            throw ValidationError("--testcases is required: \(Self.defaultTestCasesPath) does not exist")
+        }
+    }
+
+    func run() async throws {
+        let path = testcases ?? Self.defaultTestCasesPath
+        let definitions: ValidatorDefinitions
+        do {
+            definitions = try ValidatorDefinitions.load(testCasesAt: URL(fileURLWithPath: path))
+        } catch {
+            throw ValidationError("\(path): \(error.description)")
+        }
+        var excluded = noDefaultExclusions ? [] : ExcludedGroup.wopiKitDefaults
+        for name in excludedGroups where !excluded.contains(where: { $0.name.lowercased() == name.lowercased() }) {
+            guard definitions.group(named: name) != nil else { throw ValidationError("--exclude-group: no test group named '\(name)'") }
+            excluded.append(ExcludedGroup(name: name, reason: "excluded with --exclude-group"))
+        }
+        for name in groups where definitions.group(named: name) == nil {
+            throw ValidationError("--group: no test group named '\(name)'")
+        }
+        let selection = RunSelection(categories: try selectedCategories(), excludedGroups: excluded, onlyGroups: Set(groups),
+                                     onlyCases: Set(tests), includesDelayedGroups: includeDelayed)
+        let policy: ValidationPolicy = lenientItemVersion ? .original : .wopiKit
+        let target = try target()
+        let useJSON = json
+
+        let report = try await AsyncHTTPClientTransport.withTransport { transport in
+            let runner = ConformanceRunner(definitions: definitions, target: target, selection: selection, policy: policy, transport: transport)
+            if !tests.isEmpty, runner.plannedCases().isEmpty {
+                throw ValidationError("--test: no selected test case is named \(tests.joined(separator: ", "))")
+            }
+            for exclusion in selection.excludedGroups where definitions.group(named: exclusion.name) != nil {
+                Self.emit("EXCLUDED \(exclusion.name): \(exclusion.reason)", toStandardError: useJSON)
+            }
+            return await runner.run { result in
+                Self.emit(result.summaryLine, toStandardError: useJSON)
+            }
+        }
+
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let document = JSONReport(summary: report.totals.line, totals: report.totals, excludedGroups: report.excludedGroups,
+                                      results: report.results)
+            FileHandle.standardOutput.write(try encoder.encode(document))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        }
+        Self.emit(report.totals.line, toStandardError: json)
+        if report.totals.failed > 0 { throw ExitCode(1) }
+    }
+
+    /// `../shared/wopi-validator/TestCases.xml` from the current directory (the project's layout).
+    static var defaultTestCasesPath: String {
+        URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            .appendingPathComponent("../shared/wopi-validator/TestCases.xml").standardizedFileURL.path
+    }
+
+    private func target() throws -> ConformanceTarget {
+        do {
+            return try ConformanceTarget(wopiSrc: wopiSrc, accessToken: accessToken, accessTokenTTL: accessTokenTtl)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    private func selectedCategories() throws -> Set<TestCategory> {
+        guard !categories.isEmpty else { return [.wopiCore, .officeNativeClient] }
+        var selected = Set<TestCategory>()
+        for name in categories {
+            guard let category = TestCategory(name: name) else {
+                throw ValidationError("unknown --category '\(name)'; expected one of \(TestCategory.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            selected.insert(category)
+        }
+        return selected
+    }
+
+    private static func emit(_ line: String, toStandardError: Bool) {
+        let handle = toStandardError ? FileHandle.standardError : FileHandle.standardOutput
+        handle.write(Data((line + "\n").utf8))
+    }
+
+    /// The `--json` document.
+    private struct JSONReport: Encodable {
+        let summary: String
+        let totals: RunReport.Totals
+        let excludedGroups: [ExcludedGroup]
+        let results: [TestCaseResult]
+    }
+}

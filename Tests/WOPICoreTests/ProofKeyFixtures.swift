@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import WOPICore
+
+/// Microsoft's proof-key test vectors (`shared/proof-keys/vectors.json`, beside the project).
+struct ProofKeyVectors: Decodable {
+    struct Discovery: Decodable {
+        var value: String
+        var modulus: String
+        var exponent: String
+        var oldvalue: String
+        var oldmodulus: String
+        var oldexponent: String
+    }
+
+    struct Case: Decodable, CustomTestStringConvertible {
+        var name: String
+        var accessToken: String
+        var timestamp: Int64
+        var url: String
+        var proof: String
+        var proofOld: String
+        var expectedValid: Bool
+
+        var testDescription: String { name }
+    }
+
+    var discovery: Discovery
+    var cases: [Case]
+
+    /// The vectors file, found from this source file so that it works from any working directory:
+    /// `<project>/Tests/WOPICoreTests/<file>` → `<project>/../shared/proof-keys/vectors.json`.
+    static let url: URL = URL(fileURLWithPath: #filePath)
+        .resolvingSymlinksInPath()
+        .deletingLastPathComponent()  // → Tests/WOPICoreTests
+        .deletingLastPathComponent()  // → Tests
+        .deletingLastPathComponent()  // → the project root
+        .deletingLastPathComponent()  // → its parent, which holds shared/
+        .appendingPathComponent("shared/proof-keys/vectors.json")
+
+    /// Loads the vectors; a missing or unreadable file is a test failure, never a skip.
+    static func load() throws -> ProofKeyVectors {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            Issue.record("proof-key vectors missing at \(url.path): \(error)")
+            throw error
+        }
+        return try JSONDecoder().decode(ProofKeyVectors.self, from: data)
+    }
+
+    /// The discovery keys as a `proof-key` element inside a minimal discovery document.
+    var discoveryXML: String {
+        """
+        <?xml version="1.0" encoding="utf-8"?>
+        <wopi-discovery>
+          <net-zone name="external-https">
+            <app name="Word" favIconUrl="https://example.invalid/word.ico">
+              <action name="edit" ext="docx" urlsrc="https://example.invalid/we/wordeditorframe.aspx?&lt;ui=UI_LLCC&amp;&gt;"/>
+            </app>
+          </net-zone>
+          <proof-key oldvalue="\(discovery.oldvalue)" oldmodulus="\(discovery.oldmodulus)" oldexponent="\(discovery.oldexponent)" value="\(discovery.value)" modulus="\(discovery.modulus)" exponent="\(discovery.exponent)"/>
+        </wopi-discovery>
+        """
+    }
+
+    /// The case loaded by name, so tests can pick specific vectors.
+    func `case`(named name: String) throws -> Case {
+        try #require(cases.first { $0.name == name }, "vector \(name) missing from \(Self.url.path)")
+    }
+}
+
+/// RSA keys are slow to generate, so tests share one set, made once per test run.
+enum TestSigners {
+    /// Signs like Office before a rotation: one key, no old key.
+    static let beforeRotation: Result<ProofKeySigner, ProofKeyError> = Result { () throws(ProofKeyError) in
+        try ProofKeySigner.generate()
+    }
+
+    /// The same client after rotating: a new current key, `beforeRotation`'s key as the old one.
+    static let afterRotation: Result<ProofKeySigner, ProofKeyError> = Result { () throws(ProofKeyError) in
+        try beforeRotation.get().rotated()
+    }
+
+    /// An unrelated client whose signatures nobody should accept.
+    static let stranger: Result<ProofKeySigner, ProofKeyError> = Result { () throws(ProofKeyError) in
+        try ProofKeySigner.generate()
+    }
+}

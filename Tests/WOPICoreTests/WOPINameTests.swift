@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import WOPICore
+
+/// Names Office for iOS accepts (issues/invalidcharacters.rst) and the sanitizer for imports.
+@Suite("WOPIName")
+struct WOPINameTests {
+    @Test("ordinary and international names are valid", arguments: [
+        "Report.docx", "Q3 budget (final).xlsx", "Résumé – 2025.docx", "日本語の資料.pptx", "🎉 party plan.docx",
+        "no extension", ".profile", "a", "...", "semi;colon,comma&plus+equals=.txt", "tilde~and'quote.docx",
+        "user@example.com", "a b", " leading and trailing ",
+    ])
+    func valid(name: String) throws {
+        let value = try WOPIName(name)
+        #expect(value.rawValue == name)
+        #expect(value.description == name)
+        #expect(WOPIName(rawValue: name) == value)
+    }
+
+    @Test("every character Office for iOS refuses is refused, and named with its offset")
+    func refusedCharacters() {
+        let listed = #"\/:*?"<>|#{}^[]`%"#
+        #expect(WOPIName.refusedCharacters == Set(listed))
+        for character in listed {
+            let name = "ab\(character)c.docx"
+            #expect(throws: WOPIName.ValidationError.refusedCharacter(character, offset: 2), "\(character)") {
+                try WOPIName(name)
+            }
+            #expect(WOPIName(rawValue: name) == nil)
+        }
+    }
+
+    @Test("empty, blank, reserved, control characters and separators are refused", arguments: [
+        ("", WOPIName.ValidationError.empty),
+        ("   ", .empty),
+        ("\t", .empty),
+        (".", .reservedName(".")),
+        ("..", .reservedName("..")),
+        ("a\u{0}b", .controlCharacter("\u{0}", offset: 1)),
+        ("line\nbreak", .controlCharacter("\n", offset: 4)),
+        ("x\u{7F}", .controlCharacter("\u{7F}", offset: 1)),
+        ("x\u{85}", .controlCharacter("\u{85}", offset: 1)),
+        ("para\u{2029}", .controlCharacter("\u{2029}", offset: 4)),
+        ("tab\tinside", .controlCharacter("\t", offset: 3)),
+    ])
+    func refused(name: String, error: WOPIName.ValidationError) {
+        #expect(throws: error) { try WOPIName(name) }
+    }
+
+    @Test("names are limited to 255 bytes of UTF-8, counted in bytes not characters")
+    func length() throws {
+        #expect(WOPIName.maximumUTF8Length == 255)
+        #expect(throws: Never.self) { try WOPIName(String(repeating: "a", count: 255)) }
+        #expect(throws: WOPIName.ValidationError.tooLong(utf8Length: 256)) { try WOPIName(String(repeating: "a", count: 256)) }
+        // 85 three-byte characters = 255 bytes; one more is 258.
+        #expect(throws: Never.self) { try WOPIName(String(repeating: "語", count: 85)) }
+        #expect(throws: WOPIName.ValidationError.tooLong(utf8Length: 258)) { try WOPIName(String(repeating: "語", count: 86)) }
+    }
+
+    @Test("the file extension is lowercased and without its dot", arguments: [
+        ("Report.DOCX", Optional("docx")), ("archive.tar.gz", "gz"), ("Ünïcode.Ölf", "ölf"),
+        ("README", nil), (".profile", nil), ("trailing.", nil), ("a.b c", "b c"),
+    ])
+    func fileExtension(name: String, expected: String?) throws {
+        #expect(try WOPIName(name).fileExtension == expected)
+    }
+
+    @Test("the base name drops the extension")
+    func baseName() throws {
+        #expect(try WOPIName("Report.final.docx").baseName == "Report.final")
+        #expect(try WOPIName(".profile").baseName == ".profile")
+        #expect(try WOPIName("README").baseName == "README")
+    }
+
+    @Test("sanitizing replaces refused and control characters with '-'", arguments: [
+        (#"a/b\c:d*e?f"g<h>i|j#k{l}m^n[o]p`q%r.docx"#, "a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q-r.docx"),
+        ("Q1: plan?.xlsx", "Q1- plan-.xlsx"),
+        ("tab\there\n", "tab-here-"),
+        ("  padded.docx  ", "padded.docx"),
+        ("", "Untitled"),
+        ("   ", "Untitled"),
+        (".", "-"),
+        ("..", "--"),
+        ("already fine.pptx", "already fine.pptx"),
+    ])
+    func sanitized(input: String, expected: String) throws {
+        let name = WOPIName.sanitized(input)
+        #expect(name.rawValue == expected)
+        #expect(try WOPIName(name.rawValue) == name)
+    }
+
+    @Test("sanitizing shortens long names at a character boundary and keeps the extension")
+    func sanitizedLong() throws {
+        let long = WOPIName.sanitized(String(repeating: "語", count: 200) + ".docx")
+        #expect(long.rawValue.utf8.count <= 255)
+        #expect(long.rawValue.hasSuffix("語.docx"))
+        #expect(long.fileExtension == "docx")
+        #expect(long.rawValue.utf8.count > 255 - 3)  // nothing cut that would have fitted
+        let noExtension = WOPIName.sanitized(String(repeating: "x", count: 400))
+        #expect(noExtension.rawValue == String(repeating: "x", count: 255))
+        let hugeExtension = WOPIName.sanitized("a." + String(repeating: "e", count: 300))
+        #expect(hugeExtension.rawValue.utf8.count == 255)
+    }
+
+    @Test("sanitizing any random string gives a valid name")
+    func sanitizedRandom() throws {
+        var generator = SplitMix64(seed: 42)
+        let alphabet = Array(#"ab.\/:*?"<>|#{}^[]`% 日😀"#) + ["\u{0}", "\n", "\u{2028}", "é"]
+        for _ in 0..<500 {
+            let length = Int.random(in: 0...300, using: &generator)
+            let input = String((0..<length).compactMap { _ in alphabet.randomElement(using: &generator) })
+            let name = WOPIName.sanitized(input)
+            #expect(WOPIName(rawValue: name.rawValue) != nil, "\(input.debugDescription) → \(name.rawValue.debugDescription)")
+        }
+    }
+
+    @Test("names encode as JSON strings and refuse invalid ones when decoded")
+    func codable() throws {
+        let name = try WOPIName("Report.docx")
+        let json = try JSONEncoder().encode([name])
+        #expect(String(decoding: json, as: UTF8.self) == #"["Report.docx"]"#)
+        #expect(try JSONDecoder().decode([WOPIName].self, from: json) == [name])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([WOPIName].self, from: Data(#"["a:b"]"#.utf8)) }
+    }
+
+    @Test("errors describe the problem")
+    func descriptions() {
+        #expect(WOPIName.ValidationError.refusedCharacter("#", offset: 3).description
+            == "invalid name: character '#' at offset 3 is refused by Office for iOS")
+        #expect(WOPIName.ValidationError.controlCharacter("\u{0}", offset: 1).description
+            == "invalid name: control character U+0000 at offset 1")
+        #expect(WOPIName.ValidationError.tooLong(utf8Length: 300).description.contains("255"))
+    }
+}
