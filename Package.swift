@@ -56,7 +56,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -101,13 +104,27 @@ let package = Package(
             name: "WOPIHostTests",
             dependencies: [
                 "WOPIHost",
+                "WOPICore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator"], swiftSettings: strictSettings),
-        .testTarget(name: "OfficeSimulatorTests", dependencies: ["OfficeSimulator", "WOPIHost"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "OfficeSimulatorTests",
+            dependencies: [
+                "OfficeSimulator",
+                "WOPIHost",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Drives the built `wopi` executable as a user would: CLI contracts, conformance, end to end.
         .testTarget(
             name: "wopiTests",
@@ -116,6 +133,8 @@ let package = Package(
                 "OfficeURLScheme",
                 "WOPIValidator",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -27,24 +27,25 @@ public struct DataFolder: Sendable {
         try await WOPIBackend(store: store, blobs: blobs, configuration: configuration)
     }
 
-    /// Stores a file from disk in a user's container, streaming it.
+    /// Stores a file from disk in a user's container, streaming it. Characters Office refuses in
+    /// names are replaced (`WOPIName.sanitized`), so every stored name is safe to show Office.
     public func importFile(at path: URL, as name: String, into containerID: ResourceID, maximumSize: Int64) async throws -> FileRecord {
         let handle = try FileHandle(forReadingFrom: path)
         defer { try? handle.close() }
         let blob = try await blobs.write(FileChunks(handle: handle), maximumSize: maximumSize)
         do {
-            return try await store.createFile(named: name, in: containerID, blob: blob, replacing: false, now: Date()).file
+            return try await store.createFile(named: WOPIName.sanitized(name).rawValue, in: containerID, blob: blob, replacing: false, now: Date()).file
         } catch {
             try? await blobs.delete(blob.key)
             throw error
         }
     }
 
-    /// Stores bytes as a new file in a user's container.
+    /// Stores bytes as a new file in a user's container, with a sanitized name.
     public func importFile(data: Data, as name: String, into containerID: ResourceID) async throws -> FileRecord {
         let blob = try await blobs.write(DataChunks(data: data), maximumSize: Int64(data.count))
         do {
-            return try await store.createFile(named: name, in: containerID, blob: blob, replacing: false, now: Date()).file
+            return try await store.createFile(named: WOPIName.sanitized(name).rawValue, in: containerID, blob: blob, replacing: false, now: Date()).file
         } catch {
             try? await blobs.delete(blob.key)
             throw error

@@ -4,22 +4,30 @@ import Logging
 
 /// Builds the WOPI host's HTTP application.
 public enum WOPIHostApplication {
-    /// The router with every WOPI route under `/wopi`, request logging, and a health check at `/health`.
-    public static func router(backend: WOPIBackend) -> Router<BasicRequestContext> {
+    /// The router with every WOPI route under `/wopi`, request logging, a health check at `/health`, and
+    /// sign-in (`/oauth2/*`, `/wopibootstrapper`) when the configuration has an ``WOPIHostConfiguration/officeRegistration``.
+    ///
+    /// With `proofKeys`, every `/wopi` request must carry a valid WOPI proof (`wopi serve --discovery`).
+    public static func router(backend: WOPIBackend, proofKeys: ProofKeyCache? = nil) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
         router.get("health") { _, _ in "ok" }
         let wopi = router.group("wopi")
+        if let proofKeys {
+            wopi.add(middleware: ProofKeyMiddleware(cache: proofKeys, publicURL: backend.configuration.publicURL, now: backend.configuration.now))
+        }
         FilesController(backend: backend).addRoutes(to: wopi)
         ContainersController(backend: backend).addRoutes(to: wopi)
         EcosystemController(backend: backend).addRoutes(to: wopi)
+        // Sign-in (OAuth 2.0 server, bootstrapper, app-to-app) when the configuration has an Office registration.
+        AuthorizationServer(backend: backend)?.addRoutes(to: router)
         return router
     }
 
     /// A ready-to-run application listening on `host:port`.
-    public static func make(backend: WOPIBackend, host: String = "127.0.0.1", port: Int = 8080,
+    public static func make(backend: WOPIBackend, proofKeys: ProofKeyCache? = nil, host: String = "127.0.0.1", port: Int = 8080,
                             logger: Logger = Logger(label: "wopi")) -> some ApplicationProtocol {
-        Application(router: router(backend: backend),
+        Application(router: router(backend: backend, proofKeys: proofKeys),
                     configuration: .init(address: .hostname(host, port: port), serverName: "WOPIKit"),
                     logger: logger)
     }

@@ -14,6 +14,11 @@ public struct WOPIHostConfiguration: Sendable {
     public var brandName: String
     /// The clock; tests move it.
     public var now: @Sendable () -> Date
+    /// Office's sign-in registration; with it the host serves `/oauth2/*` and `/wopibootstrapper`
+    /// (``AuthorizationServer``). `nil` turns sign-in off.
+    public var officeRegistration: OfficeRegistration? = nil
+    /// Lifetimes and limits of sign-in: codes, OAuth tokens, failed passwords.
+    public var authorizationPolicy = AuthorizationPolicy()
 
     /// Creates a configuration. Defaults: 512 MiB files, 10-hour tokens.
     public init(publicURL: URL, maximumFileSize: Int64 = 512 * 1024 * 1024, accessTokenLifetime: TimeInterval = 10 * 3600,

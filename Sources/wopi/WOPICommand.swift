@@ -10,15 +10,19 @@ struct WOPICommand: AsyncParsableCommand {
         discussion: """
             Office URIs:      link, parse, doctor
             The WOPI host:    serve, users, files, token
+            Sign-in:          app-signin
+            Office simulator: simulate
             Checks:           validate, proof
 
             Exit codes: 0 success, 1 a failure or findings, 2 invalid input (one line on stderr).
             """,
         version: "0.1.0",
         subcommands: [
-            //LINK LinkCommand.self, ParseCommand.self, DoctorCommand.self,
+            LinkCommand.self, ParseCommand.self, DoctorCommand.self,
             ServeCommand.self, UsersCommand.self, FilesCommand.self, TokenCommand.self,
-            //VALIDATE ValidateCommand.self, ProofCommand.self,
+            AppSigninCommand.self,
+            SimulateCommand.self,
+            ValidateCommand.self, ProofCommand.self,
         ]
     )
 

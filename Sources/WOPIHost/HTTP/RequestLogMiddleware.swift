@@ -15,7 +15,9 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            log(request, context, status: status, start: start, reason: (error as? WOPIError)?.message)
+            // WOPIError messages never hold secrets; other errors come from storage and name no tokens either.
+            let reason = (error as? WOPIError)?.message ?? (status >= 500 ? "\(type(of: error)): \(error)" : nil)
+            log(request, context, status: status, start: start, reason: reason)
             throw error
         }
     }

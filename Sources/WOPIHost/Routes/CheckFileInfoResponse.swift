@@ -18,6 +18,8 @@ struct CheckFileInfoResponse: Encodable {
     var lastModifiedTime: String
     var SHA256: String
     var fileNameMaxLength = 250
+    /// A direct download URL for the current content (GetFile with the caller's own token).
+    var fileUrl: String
 
     // User
     var userFriendlyName: String

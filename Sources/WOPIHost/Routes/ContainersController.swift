@@ -26,9 +26,9 @@ struct ContainersController<Context: RequestContext>: Sendable {
     }
 
     static func info(_ container: ContainerRecord) -> ContainerInfo {
-        // A user's root cannot be deleted or renamed: every file must keep a home.
+        // A user's root cannot be deleted (every file must keep a home), but it can be renamed.
         ContainerInfo(name: container.name, isEduUser: isEduUser, licenseCheckForEditIsEnabled: licenseCheckForEditIsEnabled,
-                      userCanDelete: container.parentID != nil, userCanRename: container.parentID != nil)
+                      userCanDelete: container.parentID != nil, userCanRename: true)
     }
 
     @Sendable func checkContainerInfo(_ request: Request, context: Context) async throws -> Response {
@@ -80,7 +80,6 @@ struct ContainersController<Context: RequestContext>: Sendable {
                 headers[.wopiInvalidContainerNameError] = problem
                 throw WOPIError(.badRequest, problem, headers: headers)
             }
-            guard container.parentID != nil else { throw WOPIError.notImplemented("a root container cannot be renamed") }
             let renamed = try await mapStoreErrors { try await backend.store.renameContainer(container.id, to: name) }
             return try WOPIJSON.response(["Name": renamed.name])
         case "GET_SHARE_URL":
@@ -103,7 +102,7 @@ struct ContainersController<Context: RequestContext>: Sendable {
                 throw WOPIError(.badRequest, problem, headers: headers)
             }
         case (nil, nil): throw WOPIError.badRequest("CreateChildContainer needs X-WOPI-SuggestedTarget or X-WOPI-RelativeTarget")
-        case (_?, _?): throw WOPIError.badRequest("X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget are mutually exclusive")
+        case (_?, _?): throw WOPIError.notImplemented("X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget are mutually exclusive")
         }
         let created = try await mapStoreErrors { try await backend.store.createContainer(named: name, in: parent.id) }
         return try WOPIJSON.response(ContainerPointerResponse(containerPointer: NamedURL(name: created.name, url: backend.url(.container(created.id), for: claims)),
@@ -121,7 +120,7 @@ struct ContainersController<Context: RequestContext>: Sendable {
             name = try await backend.unusedFileName(like: NameRules.sanitized(proposed), in: parent.id)
         case (nil, let relative?):
             name = try NameRules.decodeHeader(relative)
-            if let problem = NameRules.problem(with: name) {
+            if let problem = NameRules.fileNameProblem(name) {
                 var headers = HTTPFields()
                 headers[.wopiInvalidFileNameError] = problem
                 throw WOPIError(.badRequest, problem, headers: headers)
@@ -138,7 +137,7 @@ struct ContainersController<Context: RequestContext>: Sendable {
                 }
             }
         case (nil, nil): throw WOPIError.badRequest("CreateChildFile needs X-WOPI-SuggestedTarget or X-WOPI-RelativeTarget")
-        case (_?, _?): throw WOPIError.badRequest("X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget are mutually exclusive")
+        case (_?, _?): throw WOPIError.notImplemented("X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget are mutually exclusive")
         }
         // CreateChildFile.rst: the new file is empty; the client writes it with PutFile.
         let created = try await files.createFile(named: name, in: parent.id, body: RequestBody(buffer: ByteBuffer()),

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import WOPICore
 
 /// The Files endpoint, `/wopi/files/<id>` (docs/rest/src/files/).
@@ -28,10 +29,12 @@ struct FilesController<Context: RequestContext>: Sendable {
     @Sendable func checkFileInfo(_ request: Request, context: Context) async throws -> Response {
         let (file, user, _) = try await resolve(request, context)
         let folder = try await backend.store.container(id: file.containerID)
+        let token = request.uri.queryParameters.get("access_token") ?? ""
         let response = CheckFileInfoResponse(
             baseFileName: file.name, ownerId: file.ownerID.rawValue, size: file.size, userId: user.id.rawValue,
             version: file.versionString, fileExtension: file.fileExtension, lastModifiedTime: file.modifiedAt.wopiTimestamp,
-            SHA256: file.sha256, userFriendlyName: user.displayName, userInfo: user.userInfo,
+            SHA256: file.sha256, fileUrl: "\(backend.wopiSrc(.file(file.id)))/contents?access_token=\(token)",
+            userFriendlyName: user.displayName, userInfo: user.userInfo,
             isEduUser: ContainersController<Context>.isEduUser, licenseCheckForEditIsEnabled: ContainersController<Context>.licenseCheckForEditIsEnabled,
             userCanWrite: true, userCanRename: true, userCanNotWriteRelative: false, readOnly: false,
             breadcrumbBrandName: backend.configuration.brandName, breadcrumbFolderName: folder?.name ?? "")
@@ -80,7 +83,10 @@ struct FilesController<Context: RequestContext>: Sendable {
         }
         let blob = try await storeBody(request.body)
         do {
-            let (updated, replaced) = try await backend.store.replaceContent(file.id, with: blob, lock: lock, now: backend.configuration.now())
+            // The lock is checked again in the same transaction that records the write: it may have changed during the upload.
+            let (updated, replaced) = try await mapStoreErrors {
+                try await backend.store.replaceContent(file.id, with: blob, lock: lock, now: backend.configuration.now())
+            }
             try? await backend.blobs.delete(replaced)
             var headers = HTTPFields()
             headers[.wopiItemVersion] = updated.versionString
@@ -98,6 +104,8 @@ struct FilesController<Context: RequestContext>: Sendable {
             return try await backend.blobs.write(body, maximumSize: maximum)
         } catch BlobStoreError.tooLarge {
             throw WOPIError(.contentTooLarge, "body exceeds the maximum file size of \(maximum) bytes")
+        } catch let error as HTTPParserError {
+            throw WOPIError.badRequest("malformed request body: \(error)")
         }
     }
 
@@ -160,8 +168,9 @@ struct FilesController<Context: RequestContext>: Sendable {
     }
 
     /// `X-WOPI-Lock`, validated: 400 when missing (if required) or not a valid WOPI lock.
+    /// An empty value counts as absent: .NET clients send a null header that way.
     private func lockHeader(_ request: Request, required: Bool = true) throws -> WOPILock? {
-        guard let value = try request.headers.single(.wopiLock) else {
+        guard let value = try request.headers.single(.wopiLock), !value.isEmpty else {
             if required { throw WOPIError.badRequest("missing X-WOPI-Lock") }
             return nil
         }
@@ -187,7 +196,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             name = try await backend.unusedFileName(like: NameRules.sanitized(proposed), in: file.containerID)
         case (nil, let relative?):
             let exact = try NameRules.decodeHeader(relative)
-            if let problem = NameRules.problem(with: exact) {
+            if let problem = NameRules.fileNameProblem(exact) {
                 var headers = HTTPFields()
                 headers[.wopiValidRelativeTarget] = UTF7.encode(try await backend.unusedFileName(like: NameRules.sanitized(exact), in: file.containerID))
                 throw WOPIError(.badRequest, problem, headers: headers)
@@ -202,7 +211,7 @@ struct FilesController<Context: RequestContext>: Sendable {
         case (nil, nil):
             throw WOPIError.badRequest("PutRelativeFile needs X-WOPI-SuggestedTarget or X-WOPI-RelativeTarget")
         case (_?, _?):
-            throw WOPIError.badRequest("X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget are mutually exclusive")
+            throw WOPIError.notImplemented("X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget are mutually exclusive")
         }
         if overwrite, let existing = try await backend.store.file(named: name, in: file.containerID),
            let held = existing.activeLock(at: backend.configuration.now()) {
@@ -242,7 +251,7 @@ struct FilesController<Context: RequestContext>: Sendable {
         let lock = try lockHeader(request, required: false)
         let stem = try NameRules.decodeHeader(header)
         let ext = WOPIBackend.split(file.name).ext
-        if let problem = NameRules.problem(with: stem + ext) {
+        if let problem = NameRules.problem(withStem: stem, ext: ext) {
             var headers = HTTPFields()
             headers[.wopiInvalidFileNameError] = problem
             throw WOPIError(.badRequest, problem, headers: headers)

@@ -22,6 +22,8 @@ public struct AsyncHTTPClientTransport: WOPITransport {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
+        // A refused connection is retried until the connect timeout; keep that short so a dead host fails fast.
+        configuration.timeout.connect = .seconds(3)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000

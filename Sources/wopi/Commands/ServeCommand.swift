@@ -12,7 +12,8 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the WOPI host on the embedded store.",
         discussion: """
-            Serves the WOPI Files, Containers and Ecosystem endpoints under /wopi, from a data folder holding a
+            Serves the WOPI Files, Containers and Ecosystem endpoints under /wopi, and Office sign-in (the OAuth 2.0
+            server under /oauth2 and the bootstrapper at /wopibootstrapper), from a data folder holding a
             SQLite database and the document bodies. On an empty folder it creates the user `demo` with a
             generated password and three sample documents (.xlsx, .docx, .pptx), and prints how to open them.
 
@@ -30,6 +31,10 @@ struct ServeCommand: AsyncParsableCommand {
     var maxFileSize: String = "512M"
     @Option(help: "Lifetime of WOPI access tokens, in seconds.") var tokenLifetime: Int = 36000
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
+    // BEGIN Office sign-in options (issue 4)
+    @OptionGroup(title: "Office sign-in") var signIn: OfficeSignInOptions
+    @OptionGroup(title: "Proof keys") var proofKeyOptions: ProofKeyOptions
+    // END Office sign-in options
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -49,8 +54,12 @@ struct ServeCommand: AsyncParsableCommand {
         let folder = try dataOptions.open()
         let base = try await PublicURLSetting.resolve(publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(port)", in: folder)
         try await folder.store.setHostSetting(base.absoluteString, named: PublicURLSetting.name)
-        let configuration = WOPIHostConfiguration(publicURL: base, maximumFileSize: ByteSize.parse(maxFileSize) ?? 0,
+        var configuration = WOPIHostConfiguration(publicURL: base, maximumFileSize: ByteSize.parse(maxFileSize) ?? 0,
                                                   accessTokenLifetime: TimeInterval(tokenLifetime))
+        // BEGIN Office sign-in (issue 4)
+        let signInSetup = try await signIn.resolve(in: folder)
+        configuration.officeRegistration = signInSetup.registration
+        // END Office sign-in
         let backend = try await folder.backend(configuration: configuration)
         let collected = try folder.blobs.collectGarbage(referenced: try await folder.store.referencedBlobs())
         if collected > 0 { logger.notice("removed \(collected) orphaned upload(s)") }
@@ -58,8 +67,13 @@ struct ServeCommand: AsyncParsableCommand {
         if let demo = try await DemoProvisioning.provisionIfEmpty(folder) {
             printWelcome(demo, backend: backend)
         }
+        // BEGIN Office sign-in (issue 4)
+        signInSetup.report(publicURL: base, logger: logger)
+        // END Office sign-in
         logger.notice("WOPI host listening", metadata: ["url": "\(base.absoluteString)", "data": "\(folder.url.path)"])
-        let app = WOPIHostApplication.make(backend: backend, host: host, port: port, logger: logger)
+        let proofKeys = try await proofKeyOptions.loadCache(logger: logger)
+        if proofKeys != nil { logger.notice("checking WOPI proof keys", metadata: ["discovery": "\(proofKeyOptions.discovery ?? "")"]) }
+        let app = WOPIHostApplication.make(backend: backend, proofKeys: proofKeys, host: host, port: port, logger: logger)
         try await app.runService()
     }
 
@@ -78,8 +92,8 @@ struct ServeCommand: AsyncParsableCommand {
             lines.append("    invoke:  wopi link --app \(app.rawValue) --mode edit --wopi-src \(source) --service WOPIKit --user \(demo.user.id) --name '\(file.name)' --source app")
             lines.append("    token:   wopi token --user \(demo.user.name) --file \(file.id) --data \(dataOptions.data)")
         }
-        print(lines.joined(separator: "\n"))
-        fflush(stdout) // stdout may be a pipe; the welcome must show before the server blocks
+        // Written straight to the descriptor: stdout may be a buffered pipe, and the welcome must show before the server blocks.
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 }
 
@@ -94,3 +108,115 @@ enum ByteSize {
         return Int64(text).flatMap { $0 > 0 ? $0 : nil }
     }
 }
+
+// BEGIN Office sign-in (issue 4): the registration options of `wopi serve` and how they are resolved.
+
+/// `--office-client-id`, `--office-client-secret`, `--office-redirect-uri`, `--provider-id`, `--ios-url-scheme`,
+/// each also read from its `WOPI_*` environment variable when the option is absent.
+struct OfficeSignInOptions: ParsableArguments {
+    @Option(name: .customLong("office-client-id"),
+            help: ArgumentHelp("The client_id Office is registered with (env WOPI_OFFICE_CLIENT_ID). Generated and kept in the data folder if absent.",
+                               valueName: "id"))
+    var officeClientID: String?
+    @Option(name: .customLong("office-client-secret"),
+            help: ArgumentHelp("Office's client secret (env WOPI_OFFICE_CLIENT_SECRET, preferred: arguments show in process lists). Generated on a fresh data folder and kept there as a SHA-256 digest.",
+                               valueName: "secret"))
+    var officeClientSecret: String?
+    @Option(name: .customLong("office-redirect-uri"),
+            help: ArgumentHelp("The redirect URI registered for Office (env WOPI_OFFICE_REDIRECT_URI).", valueName: "uri"))
+    var officeRedirectURI: String?
+    @Option(name: .customLong("provider-id"),
+            help: ArgumentHelp("The providerId Microsoft assigned, sent in the bootstrapper challenge (env WOPI_PROVIDER_ID).", valueName: "id"))
+    var providerID: String?
+    @Option(name: .customLong("ios-url-scheme"),
+            help: ArgumentHelp("A URL scheme of your iOS app, for app-to-app sign-in; repeat in the order Office should try them (env WOPI_IOS_URL_SCHEMES, comma-separated).",
+                               valueName: "scheme"))
+    var iOSURLSchemes: [String] = []
+
+    static let clientIDSetting = "office-client-id"
+    static let secretDigestSetting = "office-client-secret-sha256"
+
+    /// The registration to serve with, and what to tell the operator.
+    struct Setup {
+        var registration: OfficeRegistration
+        /// The secret, only when it was generated just now (to print once).
+        var generatedSecret: String?
+
+        func report(publicURL: URL, logger: Logger) {
+            let base = publicURL.absoluteString
+            guard let generatedSecret else {
+                logger.notice("Office sign-in", metadata: ["client_id": "\(registration.clientID)", "bootstrapper": "\(base)/wopibootstrapper"])
+                return
+            }
+            let schemes = registration.iOSURLSchemes
+            var lines = [
+                "Office sign-in registration (new on this data folder; give these values to Microsoft when onboarding):",
+                "  client id:       \(registration.clientID)",
+                "  client secret:   \(generatedSecret)   (shown once; stored as a SHA-256 digest)",
+                "  redirect URI:    \(registration.redirectURI)",
+                "  bootstrapper:    \(base)/wopibootstrapper",
+                "  authorization:   \(base)/oauth2/authorize",
+                "  token issuance:  \(base)/oauth2/token",
+            ]
+            if let providerID = registration.providerID { lines.append("  provider id:     \(providerID)") }
+            lines.append("  iOS URL schemes: \(schemes.isEmpty ? "(none; add --ios-url-scheme for app-to-app sign-in)" : schemes.joined(separator: ", "))")
+            lines.append("  your app signs in as client \(FirstPartyApp.clientID) with PKCE, redirect URI \(FirstPartyApp.redirectURI(scheme: schemes.first ?? FirstPartyApp.fallbackScheme))")
+            // Written straight to the file handle: stdout may be a pipe, and this must show before the server blocks.
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+    }
+
+    func validate() throws {
+        do { _ = try registration(clientID: officeClientID ?? "office", secret: officeClientSecret.map { .plain($0) } ?? .digest(SecretDigest(of: "x")),
+                                  redirectURI: officeRedirectURI, providerID: providerID, schemes: iOSURLSchemes) } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    /// Options, then environment, then the data folder; generates what is still missing.
+    func resolve(in folder: DataFolder, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Setup {
+        func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let schemes = !iOSURLSchemes.isEmpty ? iOSURLSchemes
+            : (env("WOPI_IOS_URL_SCHEMES") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var clientID = officeClientID ?? env("WOPI_OFFICE_CLIENT_ID")
+        if clientID == nil { clientID = try await folder.store.hostSetting(named: Self.clientIDSetting) }
+        if clientID == nil {
+            let generated = "wopikit-office-" + Base64URL.randomToken(byteCount: 6).lowercased().filter { $0.isLetter || $0.isNumber }
+            try await folder.store.setHostSetting(generated, named: Self.clientIDSetting)
+            clientID = generated
+        }
+        var secret: Secret
+        var generatedSecret: String?
+        if let given = officeClientSecret ?? env("WOPI_OFFICE_CLIENT_SECRET") {
+            secret = .plain(given)
+        } else if let stored = try await folder.store.hostSetting(named: Self.secretDigestSetting), let digest = SecretDigest(hex: stored) {
+            secret = .digest(digest)
+        } else {
+            let generated = Base64URL.randomToken()
+            try await folder.store.setHostSetting(SecretDigest(of: generated).hex, named: Self.secretDigestSetting)
+            secret = .plain(generated)
+            generatedSecret = generated
+        }
+        do {
+            let registration = try registration(clientID: clientID ?? "", secret: secret, redirectURI: officeRedirectURI ?? env("WOPI_OFFICE_REDIRECT_URI"),
+                                                providerID: providerID ?? env("WOPI_PROVIDER_ID"), schemes: schemes)
+            return Setup(registration: registration, generatedSecret: generatedSecret)
+        } catch {
+            throw CLIError.InvalidInput("\(error)")
+        }
+    }
+
+    enum Secret { case plain(String), digest(SecretDigest) }
+
+    private func registration(clientID: String, secret: Secret, redirectURI: String?, providerID: String?, schemes: [String]) throws -> OfficeRegistration {
+        switch secret {
+        case .plain(let text):
+            return try OfficeRegistration(clientID: clientID, clientSecret: text, redirectURI: redirectURI ?? OfficeRegistration.defaultRedirectURI,
+                                          providerID: providerID, iOSURLSchemes: schemes)
+        case .digest(let digest):
+            return try OfficeRegistration(clientID: clientID, clientSecretDigest: digest, redirectURI: redirectURI ?? OfficeRegistration.defaultRedirectURI,
+                                          providerID: providerID, iOSURLSchemes: schemes)
+        }
+    }
+}
+// END Office sign-in

@@ -20,6 +20,7 @@ public struct FileSystemBlobStore: BlobStore {
     /// The folder holding `blobs/` and `tmp/`.
     public let root: URL
     private let chunkLength = 256 * 1024
+    private let writeBatchLength = 1024 * 1024
 
     /// Uses (and creates if needed) `blobs/` and `tmp/` under `root`.
     public init(root: URL) throws {
@@ -35,18 +36,31 @@ public struct FileSystemBlobStore: BlobStore {
         let staging = FilePath(root.appendingPathComponent("tmp/\(key.rawValue).part").path)
         var hasher = SHA256()
         var size: Int64 = 0
+        let writeBatchLength = writeBatchLength
         do {
             try await FileSystem.shared.withFileHandle(forWritingAt: staging, options: .newFile(replaceExisting: false)) { handle in
+                // Network chunks are small; batching them into ~1 MiB writes saves a thread-pool hop per chunk
+                // while keeping memory bounded by the batch size, not the file size.
+                var batch = ByteBuffer()
+                var written: Int64 = 0
                 for try await chunk in body {
                     size += Int64(chunk.readableBytes)
                     guard size <= maximumSize else { throw BlobStoreError.tooLarge(maximumSize: maximumSize) }
                     chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-                    try await handle.write(contentsOf: chunk, toAbsoluteOffset: size - Int64(chunk.readableBytes))
+                    var chunk = chunk
+                    batch.writeBuffer(&chunk)
+                    if batch.readableBytes >= writeBatchLength {
+                        written += try await handle.write(contentsOf: batch.readableBytesView, toAbsoluteOffset: written)
+                        batch.clear()
+                    }
+                }
+                if batch.readableBytes > 0 {
+                    written += try await handle.write(contentsOf: batch.readableBytesView, toAbsoluteOffset: written)
                 }
                 try await handle.synchronize()
             }
             let destination = blobPath(key)
-            try await FileSystem.shared.createDirectory(at: destination.removingLastComponent(), withIntermediateDirectories: true)
+            try await Self.ensureDirectory(destination.removingLastComponent())
             try await FileSystem.shared.moveItem(at: staging, to: destination)
             try await Self.synchronizeDirectory(destination.removingLastComponent())
         } catch {
@@ -101,6 +115,15 @@ public struct FileSystemBlobStore: BlobStore {
 
     private func blobPath(_ key: BlobKey) -> FilePath {
         FilePath(root.appendingPathComponent("blobs/\(key.rawValue.prefix(2))/\(key.rawValue)").path)
+    }
+
+    /// Creates a fan-out folder; another upload creating the same folder at the same moment is fine.
+    private static func ensureDirectory(_ path: FilePath) async throws {
+        do {
+            try await FileSystem.shared.createDirectory(at: path, withIntermediateDirectories: true)
+        } catch {
+            guard try await FileSystem.shared.info(forFileAt: path)?.type == .directory else { throw error }
+        }
     }
 
     /// Makes a rename durable: POSIX only promises it once the directory itself is synced.

@@ -45,6 +45,43 @@ enum SQLiteSchema {
                 INSERT INTO version_counter (id, value) VALUES (1, 0);
                 """)
         }
+        // The built-in OAuth 2.0 authorization server (issue 4). Secrets are stored as SHA-256 hex digests only;
+        // a removed user's codes and tokens go with them.
+        migrator.registerMigration("v2-authorization") { db in
+            try db.execute(sql: """
+                CREATE TABLE oauth_codes (
+                    digest TEXT PRIMARY KEY,
+                    client_id TEXT NOT NULL,
+                    redirect_uri TEXT NOT NULL,
+                    redirect_uri_required INTEGER NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    scope TEXT NOT NULL,
+                    code_challenge TEXT,
+                    session_context TEXT,
+                    grant_id TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL,
+                    redeemed_at REAL
+                );
+                CREATE INDEX oauth_codes_expiry ON oauth_codes(expires_at);
+                CREATE INDEX oauth_codes_user ON oauth_codes(user_id);
+                CREATE TABLE oauth_tokens (
+                    digest TEXT PRIMARY KEY,
+                    kind TEXT NOT NULL CHECK (kind IN ('access', 'refresh')),
+                    grant_id TEXT NOT NULL,
+                    client_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    scope TEXT NOT NULL,
+                    session_context TEXT,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL,
+                    revoked_at REAL
+                );
+                CREATE INDEX oauth_tokens_grant ON oauth_tokens(grant_id);
+                CREATE INDEX oauth_tokens_expiry ON oauth_tokens(expires_at);
+                CREATE INDEX oauth_tokens_user ON oauth_tokens(user_id);
+                """)
+        }
         return migrator
     }
 }

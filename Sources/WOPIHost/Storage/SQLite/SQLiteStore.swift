@@ -8,7 +8,8 @@ import WOPICore
 /// `wopi files` commands do); writers queue behind SQLite's lock with a busy timeout. Every
 /// write runs in an immediate transaction, so each lock change is one compare-and-set.
 public final class SQLiteStore: WOPIStore {
-    private let pool: DatabasePool
+    /// Shared with the store's extensions in other files (authorization tables).
+    let pool: DatabasePool
 
     /// Opens (creating and migrating if needed) the database at `path`.
     public init(path: String) throws {

@@ -1,0 +1,421 @@
+import Foundation
+import OfficeURLScheme
+import WOPICore
+
+/// A WOPI client that behaves like Office for iOS, step for step, so a provider can run the whole
+/// story of its integration on Linux (issue 5; operational_flows.rst, apptoapp.rst, bootstrapper.rst):
+///
+/// 1. check the invoke URI; 2. read the bootstrapper's 401 challenge; 3. sign in through the
+/// provider's app or its web pages; 4. exchange the code (at `tk` if given, sending `sc` back as
+/// `X-WOPI-SessionContext`), Bootstrap, GetNewAccessToken for the WOPISrc; 5. CheckFileInfo,
+/// GetLock, RefreshLock with a made-up lock (must fail), Lock, GetFile; 6. in edit mode PutFile
+/// with the lock, CheckFileInfo (Version changed), Unlock; 7. the passback for `|p|`.
+///
+/// The first answer Office would not accept stops the session with a ``SimulationFailure`` naming
+/// the step and carrying the host's answer.
+///
+/// ```swift
+/// try await HTTPClientSimulatorTransport.withTransport { transport in
+///     let simulator = OfficeSimulator(options: options, transport: transport)
+///     let result = try await simulator.run { step in print(step.name.title, step.detail) }
+///     print(result.passback?.string ?? "")
+/// }
+/// ```
+public struct OfficeSimulator: Sendable {
+    /// What to simulate.
+    public let options: SimulationOptions
+    let transport: any SimulatorTransport
+
+    /// Creates a simulator sending its requests through `transport`.
+    public init(options: SimulationOptions, transport: any SimulatorTransport) {
+        self.options = options
+        self.transport = transport
+    }
+
+    /// Runs the session, reporting each step through `onStep` as soon as it ends (a failed step
+    /// is reported too, just before the error is thrown).
+    ///
+    /// - Throws: ``SimulationFailure`` at the first step whose answer Office would not accept.
+    public func run(onStep: @escaping @Sendable (SimulationStep) -> Void = { _ in }) async throws(SimulationFailure) -> SimulationResult {
+        var session = Session(simulator: self, onStep: onStep)
+        do throws(SimulationFailure) {
+            return try await session.run()
+        } catch {
+            onStep(SimulationStep(name: error.step, outcome: .failed, detail: error.description))
+            throw error
+        }
+    }
+
+    /// Sends `request` for `step`; no answer at all is a failure of that step.
+    fileprivate func send(_ request: SimulatorRequest, for step: SimulationStep.Name) async throws(SimulationFailure) -> SimulatorResponse {
+        do {
+            return try await transport.send(request)
+        } catch {
+            throw SimulationFailure(step: step, reason: "no answer from \(Self.redacted(request.url)): \(error)")
+        }
+    }
+
+    /// The URL without its `access_token`, for messages.
+    static func redacted(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true), let items = components.queryItems else {
+            return url.absoluteString
+        }
+        components.queryItems = items.map { $0.name == "access_token" ? URLQueryItem(name: $0.name, value: "…") : $0 }
+        return components.string ?? url.absoluteString
+    }
+}
+
+/// The state of one run.
+private struct Session {
+    let simulator: OfficeSimulator
+    let onStep: @Sendable (SimulationStep) -> Void
+    var steps: [SimulationStep] = []
+
+    init(simulator: OfficeSimulator, onStep: @escaping @Sendable (SimulationStep) -> Void) {
+        self.simulator = simulator
+        self.onStep = onStep
+    }
+
+    var options: SimulationOptions { simulator.options }
+    var invoke: OfficeInvokeURI { options.invokeURI }
+    var isEditing: Bool { invoke.command == .edit }
+
+    mutating func report(_ name: SimulationStep.Name, _ detail: String) {
+        report(name, .passed, detail)
+    }
+
+    mutating func report(_ name: SimulationStep.Name, _ outcome: SimulationStep.Outcome, _ detail: String) {
+        let step = SimulationStep(name: name, outcome: outcome, detail: detail)
+        steps.append(step)
+        onStep(step)
+    }
+
+    func send(_ request: SimulatorRequest, _ step: SimulationStep.Name) async throws(SimulationFailure) -> SimulatorResponse {
+        try await simulator.send(request, for: step)
+    }
+
+    mutating func run() async throws(SimulationFailure) -> SimulationResult {
+        // 1. The invoke URI.
+        if let problem = InvokeURICheck.problem(with: invoke) { throw SimulationFailure(step: .invokeURI, reason: problem) }
+        guard let wopiSrc = URL(string: invoke.documentURL) else {
+            throw SimulationFailure(step: .invokeURI, reason: "|u| '\(invoke.documentURL)' is not a URL")
+        }
+        report(.invokeURI, "\(invoke.app.displayName) opens '\(invoke.fileName ?? "")' for \(isEditing ? "editing" : "viewing"); WOPISrc \(invoke.documentURL); user \(invoke.user ?? "")")
+
+        // 2. The unauthenticated bootstrapper call.
+        let challenge = try await readChallenge()
+
+        // 3. Sign-in.
+        let grant = try await signIn(challenge)
+
+        // 4. Tokens.
+        let oauthToken = try await exchange(grant, challenge)
+        let bootstrapUserID = try await bootstrap(oauthToken, grant)
+        let wopiToken = try await newAccessToken(oauthToken, grant, wopiSrc: invoke.documentURL)
+        let wopi = WOPIRequests(wopiSrc: wopiSrc, accessToken: wopiToken)
+
+        // 5. Open.
+        let info = try await checkFileInfo(wopi, step: .checkFileInfo, bootstrapUserID: bootstrapUserID)
+        if isEditing, let blocker = info.editingBlocker {
+            throw SimulationFailure(step: .checkFileInfo, reason: "the file was opened for editing but \(blocker), so Office would open it read-only")
+        }
+        report(.checkFileInfo, "'\(info.baseFileName)', \(info.size) bytes, Version \(info.version), UserId \(info.userID)\(info.userCanWrite ? ", writable" : ", read-only")")
+        if info.supportsGetLock {
+            try await getLock(wopi)
+            try await refreshLockProbe(wopi)
+        } else {
+            report(.getLock, .skipped, "CheckFileInfo does not set SupportsGetLock")
+            report(.refreshLockProbe, .skipped, "CheckFileInfo does not set SupportsGetLock")
+        }
+        let lock = "WOPIKit-simulator-" + UUID().uuidString
+        if isEditing {
+            try await takeLock(wopi, lock)
+        } else {
+            report(.lock, .skipped, "view mode: Office takes no lock")
+        }
+        let content = try await getFile(wopi, info)
+
+        // 6. Save and close.
+        var versionAfter: String?
+        var saved: Data?
+        if isEditing {
+            let newContent = options.replacementContent ?? ContentEdit.edited(content)
+            try await putFile(wopi, newContent, lock: lock, previousVersion: info.version)
+            let after = try await checkFileInfo(wopi, step: .checkFileInfoAfterSave, bootstrapUserID: bootstrapUserID)
+            guard after.version != info.version else {
+                throw SimulationFailure(step: .checkFileInfoAfterSave, reason: "Version is still '\(after.version)' after PutFile; it must change on every save")
+            }
+            guard after.size == Int64(newContent.count) else {
+                throw SimulationFailure(step: .checkFileInfoAfterSave, reason: "Size is \(after.size) after saving \(newContent.count) bytes")
+            }
+            report(.checkFileInfoAfterSave, "Version \(info.version) → \(after.version), \(after.size) bytes")
+            try await unlock(wopi, lock)
+            versionAfter = after.version
+            saved = newContent
+        } else {
+            for name in [SimulationStep.Name.putFile, .checkFileInfoAfterSave, .unlock] {
+                report(name, .skipped, "view mode: Office does not write")
+            }
+        }
+
+        // 7. The passback.
+        let passback = OfficePassback(returningFrom: invoke, uploadPending: false)
+        if let passback {
+            report(.passback, "Office returns to '\(passback.scheme):' with uploadPending no\(passback.context.map { " and context '\($0)'" } ?? "")")
+        } else {
+            report(.passback, .skipped, "the invoke URI has no |p|, so Office does not return to the app")
+        }
+        return SimulationResult(steps: steps, versionBefore: info.version, versionAfter: versionAfter, savedContent: saved, passback: passback)
+    }
+
+    // MARK: Sign-in and tokens
+
+    mutating func readChallenge() async throws(SimulationFailure) -> BootstrapperChallenge {
+        let request = SimulatorRequest(method: "GET", url: options.bootstrapperURL, headers: [SimulatorHeader("User-Agent", WOPIRequests.userAgent)])
+        let response = try await send(request, .bootstrapperChallenge)
+        guard response.status == 401 else {
+            throw SimulationFailure(step: .bootstrapperChallenge, reason: "an unauthenticated call must answer 401", response: response)
+        }
+        let bearer = response.headers(named: "WWW-Authenticate").filter { $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("bearer") }
+        guard bearer.count == 1, let value = bearer.first else {
+            throw SimulationFailure(step: .bootstrapperChallenge,
+                                    reason: "expected exactly one WWW-Authenticate: Bearer header, found \(bearer.count)", response: response)
+        }
+        let challenge: BootstrapperChallenge
+        do { challenge = try BootstrapperChallenge(headerValue: value) } catch {
+            throw SimulationFailure(step: .bootstrapperChallenge, reason: "\(error)", response: response)
+        }
+        let schemes = challenge.iOSURLSchemes
+        report(.bootstrapperChallenge, "authorization_uri \(challenge.authorizationURI), tokenIssuance_uri \(challenge.tokenIssuanceURI), iOS schemes \(schemes.isEmpty ? "none" : schemes.joined(separator: ", "))")
+        return challenge
+    }
+
+    mutating func signIn(_ challenge: BootstrapperChallenge) async throws(SimulationFailure) -> SignInGrant {
+        if let app = options.installedApp, let scheme = challenge.iOSURLSchemes.first {
+            let (grant, detail) = try await AppSignIn(app: app, registration: options.registration, officeApp: invoke.app).run(scheme: scheme)
+            report(.appSignIn, detail)
+            return grant
+        }
+        guard let credentials = options.webCredentials else {
+            throw SimulationFailure(step: .appSignIn,
+                                    reason: "the bootstrapper lists no iOS URL scheme, so Office falls back to the web sign-in, but no user name and password were given")
+        }
+        if options.installedApp != nil {
+            report(.appSignIn, .skipped, "the bootstrapper lists no iOS URL scheme; Office falls back to the web sign-in")
+        }
+        let (grant, detail) = try await WebSignIn(transport: simulator.transport, registration: options.registration,
+                                                  credentials: credentials).run(challenge)
+        report(.webSignIn, detail)
+        return grant
+    }
+
+    /// RFC 6749 §4.1.3–§4.1.4 and tokenissuance.rst: a form POST with the client's credentials,
+    /// answered by JSON with `access_token`, `token_type` bearer and `expires_in` in seconds.
+    mutating func exchange(_ grant: SignInGrant, _ challenge: BootstrapperChallenge) async throws(SimulationFailure) -> String {
+        let endpoint = grant.tokenEndpoint ?? challenge.tokenIssuanceURI
+        guard let url = URL(string: endpoint), url.scheme == "http" || url.scheme == "https" else {
+            throw SimulationFailure(step: .tokenExchange, reason: "the token endpoint '\(endpoint.prefix(200))' is not an http(s) URL")
+        }
+        var form: [(name: String, value: String)] = [("grant_type", "authorization_code"), ("code", grant.code)]
+        if let redirect = grant.redirectURI { form.append(("redirect_uri", redirect)) }
+        form += [("client_id", options.registration.clientID), ("client_secret", options.registration.clientSecret)]
+        var headers = [SimulatorHeader("Content-Type", "application/x-www-form-urlencoded"), SimulatorHeader("Accept", "application/json"),
+                       SimulatorHeader("User-Agent", WOPIRequests.userAgent)]
+        if let sc = grant.sessionContext { headers.append(SimulatorHeader("X-WOPI-SessionContext", sc)) }
+        let response = try await send(SimulatorRequest(method: "POST", url: url, headers: headers, body: Data(FormEncoding.encode(form).utf8)), .tokenExchange)
+        guard response.status == 200 else {
+            throw SimulationFailure(step: .tokenExchange, reason: "the token endpoint did not answer 200", response: response)
+        }
+        guard response.header("Content-Type")?.lowercased().hasPrefix("application/json") == true else {
+            throw SimulationFailure(step: .tokenExchange, reason: "the answer's Content-Type must be application/json (tokenissuance.rst)", response: response)
+        }
+        guard let object = JSONValue.object(from: response.body) else {
+            throw SimulationFailure(step: .tokenExchange, reason: "the answer is not a JSON object", response: response)
+        }
+        guard let token = object["access_token"]?.stringValue, !token.isEmpty else {
+            throw SimulationFailure(step: .tokenExchange, reason: "the answer has no access_token string", response: response)
+        }
+        guard let type = object["token_type"]?.stringValue, type.lowercased() == "bearer" else {
+            throw SimulationFailure(step: .tokenExchange, reason: "token_type must be \"Bearer\" (RFC 6750)", response: response)
+        }
+        var expiry = "no expires_in"
+        switch object["expires_in"] {
+        case .integer(let seconds)?: expiry = seconds == 0 ? "does not expire" : "expires in \(seconds) s"
+        case .string(let text)? where Int64(text) != nil: expiry = "expires in \(text) s" // the docs' own sample quotes it
+        case nil: break
+        case let other?: throw SimulationFailure(step: .tokenExchange, reason: "expires_in is a \(other.typeName), not a number of seconds", response: response)
+        }
+        let refresh = object["refresh_token"]?.stringValue != nil ? ", refresh token given" : ""
+        report(.tokenExchange, "POST \(grant.tokenEndpoint != nil ? "tk " : "")\(endpoint): Bearer token, \(expiry)\(refresh)\(grant.sessionContext != nil ? "; sc sent back" : "")")
+        return token
+    }
+
+    func bootstrapperHeaders(_ token: String, _ grant: SignInGrant) -> [SimulatorHeader] {
+        var headers = [SimulatorHeader("Authorization", "Bearer \(token)"), SimulatorHeader("User-Agent", WOPIRequests.userAgent)]
+        if let sc = grant.sessionContext { headers.append(SimulatorHeader("X-WOPI-SessionContext", sc)) }
+        return headers
+    }
+
+    /// Bootstrap.rst: `{"Bootstrap": {EcosystemUrl, UserId, SignInName, [UserFriendlyName]}}`.
+    mutating func bootstrap(_ token: String, _ grant: SignInGrant) async throws(SimulationFailure) -> String {
+        let response = try await send(SimulatorRequest(method: "GET", url: options.bootstrapperURL, headers: bootstrapperHeaders(token, grant)), .bootstrap)
+        guard response.status == 200 else {
+            throw SimulationFailure(step: .bootstrap, reason: "an authenticated Bootstrap call must answer 200", response: response)
+        }
+        guard let bootstrap = JSONValue.object(from: response.body)?["Bootstrap"]?.objectValue else {
+            throw SimulationFailure(step: .bootstrap, reason: "the answer has no Bootstrap object", response: response)
+        }
+        for name in ["EcosystemUrl", "UserId", "SignInName"] where bootstrap[name]?.stringValue == nil {
+            throw SimulationFailure(step: .bootstrap, reason: "Bootstrap.\(name) must be a string", response: response)
+        }
+        if let friendly = bootstrap["UserFriendlyName"], friendly != .null, friendly.stringValue == nil {
+            throw SimulationFailure(step: .bootstrap, reason: "Bootstrap.UserFriendlyName must be a string", response: response)
+        }
+        let userID = bootstrap["UserId"]?.stringValue ?? ""
+        report(.bootstrap, "signed in as \(bootstrap["SignInName"]?.stringValue ?? ""), UserId \(userID)")
+        return userID
+    }
+
+    /// GetNewAccessToken.rst: `{"AccessTokenInfo": {AccessToken, AccessTokenExpiry (ms since the epoch)}, "Bootstrap": …}`.
+    mutating func newAccessToken(_ token: String, _ grant: SignInGrant, wopiSrc: String) async throws(SimulationFailure) -> String {
+        let headers = bootstrapperHeaders(token, grant) + [
+            SimulatorHeader("X-WOPI-EcosystemOperation", "GET_NEW_ACCESS_TOKEN"), SimulatorHeader("X-WOPI-WopiSrc", wopiSrc),
+        ]
+        let response = try await send(SimulatorRequest(method: "POST", url: options.bootstrapperURL, headers: headers, body: Data()), .getNewAccessToken)
+        guard response.status == 200 else {
+            throw SimulationFailure(step: .getNewAccessToken, reason: "GET_NEW_ACCESS_TOKEN for the WOPISrc must answer 200", response: response)
+        }
+        guard let info = JSONValue.object(from: response.body)?["AccessTokenInfo"]?.objectValue else {
+            throw SimulationFailure(step: .getNewAccessToken, reason: "the answer has no AccessTokenInfo object", response: response)
+        }
+        guard let accessToken = info["AccessToken"]?.stringValue, !accessToken.isEmpty else {
+            throw SimulationFailure(step: .getNewAccessToken, reason: "AccessTokenInfo.AccessToken must be a non-empty string", response: response)
+        }
+        guard let expiry = info["AccessTokenExpiry"]?.integerValue else {
+            throw SimulationFailure(step: .getNewAccessToken, reason: "AccessTokenInfo.AccessTokenExpiry must be a whole number (ms since the epoch)", response: response)
+        }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        guard expiry == 0 || expiry > now else {
+            throw SimulationFailure(step: .getNewAccessToken,
+                                    reason: "AccessTokenExpiry \(expiry) is in the past; it is an instant in ms since the epoch, not a duration", response: response)
+        }
+        let until = expiry == 0 ? "no expiry" : "valid until \(Date(timeIntervalSince1970: Double(expiry) / 1000).formatted(.iso8601))"
+        report(.getNewAccessToken, "WOPI access token for \(wopiSrc), \(until)")
+        return accessToken
+    }
+
+    // MARK: WOPI
+
+    func checkFileInfo(_ wopi: WOPIRequests, step: SimulationStep.Name, bootstrapUserID: String) async throws(SimulationFailure) -> CheckFileInfoSummary {
+        let response = try await send(wopi.checkFileInfo, step)
+        guard response.status == 200 else {
+            throw SimulationFailure(step: step, reason: "CheckFileInfo must answer 200", response: response)
+        }
+        switch CheckFileInfoSummary.check(response.body, expectedUserID: invoke.user) {
+        case .failure(let problem):
+            throw SimulationFailure(step: step, reason: problem.reason, response: response)
+        case .success(let info):
+            guard info.userID == bootstrapUserID else {
+                throw SimulationFailure(step: step,
+                                        reason: "UserId '\(info.userID)' differs from Bootstrap's UserId '\(bootstrapUserID)' (Bootstrap.rst: they should match)",
+                                        response: response)
+            }
+            return info
+        }
+    }
+
+    /// GetLock.rst: 200 with `X-WOPI-Lock`, empty when unlocked. A lock held by another client stops an edit.
+    mutating func getLock(_ wopi: WOPIRequests) async throws(SimulationFailure) {
+        let response = try await send(wopi.lockOperation("GET_LOCK"), .getLock)
+        let current = response.header("X-WOPI-Lock")
+        switch response.status {
+        case 200:
+            guard let current else {
+                throw SimulationFailure(step: .getLock, reason: "GetLock must return X-WOPI-Lock (empty when the file is unlocked)", response: response)
+            }
+            if current.isEmpty {
+                report(.getLock, "not locked")
+            } else if isEditing {
+                throw SimulationFailure(step: .getLock, reason: "the file is locked by another client, so Office does not open it for editing", response: response)
+            } else {
+                report(.getLock, "locked by another client ('\(current)'); viewing only")
+            }
+        case 409 where isEditing:
+            throw SimulationFailure(step: .getLock, reason: "GetLock answered 409: the file is locked, so Office does not open it for editing", response: response)
+        default:
+            throw SimulationFailure(step: .getLock, reason: "GetLock must answer 200", response: response)
+        }
+    }
+
+    /// operational_flows.rst: RefreshLock with a known invalid lock must answer 409 with the
+    /// current lock in `X-WOPI-Lock`; a non-empty one means the file is locked.
+    mutating func refreshLockProbe(_ wopi: WOPIRequests) async throws(SimulationFailure) {
+        let made = "WOPIKit-simulator-made-up-lock-" + UUID().uuidString
+        let response = try await send(wopi.lockOperation("REFRESH_LOCK", lock: made), .refreshLockProbe)
+        switch response.status {
+        case 409:
+            guard let current = response.header("X-WOPI-Lock") else {
+                throw SimulationFailure(step: .refreshLockProbe,
+                                        reason: "a 409 must carry the current lock in X-WOPI-Lock (empty when unlocked); it is missing", response: response)
+            }
+            if current.isEmpty {
+                report(.refreshLockProbe, "409 as expected, X-WOPI-Lock empty: not locked")
+            } else if isEditing {
+                throw SimulationFailure(step: .refreshLockProbe, reason: "the file is locked by another client, so Office does not open it for editing", response: response)
+            } else {
+                report(.refreshLockProbe, "409, locked by another client ('\(current)'); viewing only")
+            }
+        case 200..<300:
+            throw SimulationFailure(step: .refreshLockProbe,
+                                    reason: "the host refreshed a lock nobody took (\(made)); a lock mismatch must answer 409", response: response)
+        default:
+            throw SimulationFailure(step: .refreshLockProbe, reason: "a lock mismatch must answer 409 with X-WOPI-Lock", response: response)
+        }
+    }
+
+    mutating func takeLock(_ wopi: WOPIRequests, _ lock: String) async throws(SimulationFailure) {
+        let response = try await send(wopi.lockOperation("LOCK", lock: lock), .lock)
+        guard response.status == 200 else {
+            let reason = response.status == 409 ? "the host refused the lock (409)" : "Lock must answer 200"
+            throw SimulationFailure(step: .lock, reason: reason, response: response)
+        }
+        report(.lock, "locked with \(lock)")
+    }
+
+    mutating func getFile(_ wopi: WOPIRequests, _ info: CheckFileInfoSummary) async throws(SimulationFailure) -> Data {
+        let response = try await send(wopi.getFile, .getFile)
+        guard response.status == 200 else {
+            throw SimulationFailure(step: .getFile, reason: "GetFile must answer 200", response: response)
+        }
+        let itemVersion = response.header("X-WOPI-ItemVersion")
+        if let itemVersion, itemVersion != info.version {
+            throw SimulationFailure(step: .getFile, reason: "X-WOPI-ItemVersion '\(itemVersion)' is not CheckFileInfo's Version '\(info.version)'", response: response)
+        }
+        guard Int64(response.body.count) == info.size else {
+            throw SimulationFailure(step: .getFile, reason: "GetFile returned \(response.body.count) bytes, CheckFileInfo said Size \(info.size)", response: response)
+        }
+        report(.getFile, "\(response.body.count) bytes, " + (itemVersion.map { "X-WOPI-ItemVersion \($0)" } ?? "no X-WOPI-ItemVersion"))
+        return response.body
+    }
+
+    mutating func putFile(_ wopi: WOPIRequests, _ content: Data, lock: String, previousVersion: String) async throws(SimulationFailure) {
+        let response = try await send(wopi.putFile(content, lock: lock), .putFile)
+        guard response.status == 200 else {
+            let reason = response.status == 409 ? "the host refused the write although Office holds the lock" : "PutFile must answer 200"
+            throw SimulationFailure(step: .putFile, reason: reason, response: response)
+        }
+        let itemVersion = response.header("X-WOPI-ItemVersion")
+        if itemVersion == previousVersion {
+            throw SimulationFailure(step: .putFile, reason: "X-WOPI-ItemVersion is still '\(previousVersion)' after the write", response: response)
+        }
+        report(.putFile, "saved \(content.count) bytes with the lock" + (itemVersion.map { ", X-WOPI-ItemVersion \($0)" } ?? ""))
+    }
+
+    mutating func unlock(_ wopi: WOPIRequests, _ lock: String) async throws(SimulationFailure) {
+        let response = try await send(wopi.lockOperation("UNLOCK", lock: lock), .unlock)
+        guard response.status == 200 else {
+            throw SimulationFailure(step: .unlock, reason: "Unlock with the lock Office holds must answer 200", response: response)
+        }
+        report(.unlock, "released \(lock)")
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import OfficeURLScheme
+
+/// What a successful simulated session leaves behind.
+public struct SimulationResult: Sendable, Hashable {
+    /// Every step, in order, as reported.
+    public let steps: [SimulationStep]
+    /// The file's `Version` when Office opened it.
+    public let versionBefore: String
+    /// The `Version` after saving; `nil` in view mode.
+    public let versionAfter: String?
+    /// The content Office saved; `nil` in view mode.
+    public let savedContent: Data?
+    /// The passback Office sends on the back arrow; `nil` when the invoke URI had no `|p|`.
+    public let passback: OfficePassback?
+
+    /// Creates a result.
+    public init(steps: [SimulationStep], versionBefore: String, versionAfter: String?, savedContent: Data?, passback: OfficePassback?) {
+        self.steps = steps
+        self.versionBefore = versionBefore
+        self.versionAfter = versionAfter
+        self.savedContent = savedContent
+        self.passback = passback
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Hummingbird
+import WOPICore
+
+/// `/oauth2/authorize` (RFC 6749 §4.1.1–4.1.2): the sign-in page, the consent page, and the 302
+/// that ends the flow with `code`, `state` and `sc` (sessioncontext.rst).
+extension AuthorizationServer {
+    static let csrfCookie = "wopi_csrf"
+
+    /// `GET`: validates the request and shows the sign-in page.
+    func showAuthorization(_ request: Request, context: some RequestContext) async throws -> Response {
+        let acceptLanguage = request.headers[.acceptLanguage]
+        let fields: FormFields
+        do { fields = try FormFields(encoded: request.uri.query) } catch {
+            let language = PageLanguage(culture: Self.rawQueryValue(request, "rs"), acceptLanguage: acceptLanguage)
+            return errorPage(.badRequest, detail: Self.describe(error), language: language)
+        }
+        let language = PageLanguage(culture: fields["rs"], acceptLanguage: acceptLanguage)
+        let authorization: AuthorizationRequest
+        do { authorization = try AuthorizationRequest(fields, clients: clients) } catch {
+            return refusal(error, fields: fields, language: language)
+        }
+        let (csrf, cookie) = csrfToken(request)
+        return signInPage(authorization, language: language, csrf: csrf, username: "", error: nil, status: .ok, cookie: cookie)
+    }
+
+    /// `POST`: the sign-in form (`step=signin`) or the consent form (`step=consent`).
+    func submitAuthorization(_ request: Request, context: some RequestContext) async throws -> Response {
+        let acceptLanguage = request.headers[.acceptLanguage]
+        let fields: FormFields
+        do { fields = try await Self.formBody(request) } catch let problem as FormFields.Problem {
+            return errorPage(.badRequest, detail: Self.describe(problem), language: PageLanguage(culture: nil, acceptLanguage: acceptLanguage))
+        }
+        let language = PageLanguage(culture: fields["rs"], acceptLanguage: acceptLanguage)
+        // CSRF: the form's token must equal the cookie set with the page (double-submit).
+        guard let cookie = Self.cookie(Self.csrfCookie, in: request), let sent = fields["csrf"], !cookie.isEmpty,
+              ConstantTime.equal(cookie, sent) else {
+            return errorPage(.formExpired, detail: nil, language: language)
+        }
+        let authorization: AuthorizationRequest
+        do { authorization = try AuthorizationRequest(fields, clients: clients) } catch {
+            return refusal(error, fields: fields, language: language)
+        }
+        switch fields["step"] {
+        case "signin"?:
+            return try await signIn(authorization, fields: fields, csrf: cookie, language: language, address: Self.address(of: context))
+        case "consent"?:
+            return try await consent(authorization, fields: fields, csrf: cookie, language: language)
+        default:
+            return errorPage(.badRequest, detail: "step must be signin or consent.", language: language)
+        }
+    }
+
+    // MARK: Steps
+
+    private func signIn(_ authorization: AuthorizationRequest, fields: FormFields, csrf: String, language: PageLanguage,
+                        address: String?) async throws -> Response {
+        let username = (fields["username"] ?? "").trimmingCharacters(in: .whitespaces)
+        let password = fields["password"] ?? ""
+        let strings = language.strings
+        let key = SignInThrottle.key(username: username, address: address)
+        if let wait = await throttle.retryAfter(key, now: now) {
+            var headers = HTTPFields()
+            headers[.retryAfter] = String(Int(wait.rounded(.up)))
+            let minutes = String(max(1, Int((wait / 60).rounded(.up))))
+            return signInPage(authorization, language: language, csrf: csrf, username: username,
+                              error: HTMLUnescaped.fill(strings.tooManyAttempts, minutes), status: .tooManyRequests, extra: headers)
+        }
+        let user = username.isEmpty ? nil : try await backend.store.user(named: username)
+        // Verify even for an unknown name, so timing does not tell which names exist.
+        let verified = (user?.passwordHash ?? decoyPasswordHash).verify(password) && user != nil
+        guard verified, let user else {
+            await throttle.recordFailure(key, now: now)
+            return signInPage(authorization, language: language, csrf: csrf, username: username, error: strings.wrongCredentials,
+                              status: .unauthorized)
+        }
+        await throttle.reset(key)
+        if authorization.client.isFirstParty {
+            return try await approve(authorization, userID: user.id)
+        }
+        let ticket = ConsentTicket(userID: user.id.rawValue, expiresAt: now.addingTimeInterval(policy.consentLifetime),
+                                   fingerprint: authorization.fingerprint.hex, csrfDigest: SecretDigest(of: csrf).hex)
+        let page = SignInPage(kind: .consent(client: authorization.client.displayName, user: user.displayName), language: language,
+                              brand: backend.configuration.brandName, action: basePath + "/oauth2/authorize",
+                              hiddenFields: authorization.carriedFields + [("csrf", csrf), ("ticket", ticket.sealed(with: try await consentKey()))])
+        return page.response()
+    }
+
+    private func consent(_ authorization: AuthorizationRequest, fields: FormFields, csrf: String, language: PageLanguage) async throws -> Response {
+        guard let sealed = fields["ticket"], let ticket = ConsentTicket(sealed: sealed, key: try await consentKey(), now: now),
+              ticket.fingerprint == authorization.fingerprint.hex, SecretDigest(of: csrf).hex == ticket.csrfDigest,
+              let userID = ResourceID(ticket.userID), try await backend.store.user(id: userID) != nil else {
+            return errorPage(.formExpired, detail: nil, language: language)
+        }
+        switch fields["decision"] {
+        case "allow"?:
+            return try await approve(authorization, userID: userID)
+        case "deny"?:
+            return Self.redirect(to: authorization.errorRedirect("access_denied", "the user denied access"))
+        default:
+            return errorPage(.badRequest, detail: "decision must be allow or deny.", language: language)
+        }
+    }
+
+    /// Issues the code and ends the flow: `302 Location: <redirect_uri>?code=…&state=…&sc=…`.
+    private func approve(_ authorization: AuthorizationRequest, userID: ResourceID) async throws -> Response {
+        let (code, sessionContext) = try await issueCode(client: authorization.client, redirectURI: authorization.redirectURI,
+                                                         redirectURIRequired: authorization.redirectURIGiven, userID: userID,
+                                                         scope: authorization.scope, codeChallenge: authorization.codeChallenge)
+        return Self.redirect(to: RedirectURI.appending([("code", code), ("state", authorization.state), ("sc", sessionContext)],
+                                                       to: authorization.redirectURI))
+    }
+
+    // MARK: Pages and responses
+
+    private func signInPage(_ authorization: AuthorizationRequest, language: PageLanguage, csrf: String, username: String, error: String?,
+                            status: HTTPResponse.Status, cookie: String? = nil, extra: HTTPFields = [:]) -> Response {
+        var headers = extra
+        if let cookie { headers[.setCookie] = cookie }
+        let page = SignInPage(kind: .signIn(username: username, error: error), language: language, brand: backend.configuration.brandName,
+                              action: basePath + "/oauth2/authorize", hiddenFields: authorization.carriedFields + [("csrf", csrf)])
+        return page.response(status: status, extraHeaders: headers)
+    }
+
+    private func errorPage(_ message: SignInStrings.Message, detail: String?, language: PageLanguage) -> Response {
+        SignInPage(kind: .error(message: language.strings.text(message), detail: detail), language: language,
+                   brand: backend.configuration.brandName, action: "", hiddenFields: [])
+            .response(status: .badRequest)
+    }
+
+    private func refusal(_ refusal: AuthorizationRequest.Refusal, fields: FormFields, language: PageLanguage) -> Response {
+        switch refusal {
+        case .page(let message, let detail):
+            return errorPage(message, detail: detail, language: language)
+        case .redirect(let error, let description):
+            // Only reached once client and redirect URI are trusted; rebuild just enough to address the answer.
+            guard let clientID = fields["client_id"], let client = clients.first(where: { $0.id == clientID }) else {
+                return errorPage(.badRequest, detail: description, language: language)
+            }
+            let target = fields.nonEmpty("redirect_uri").flatMap(client.registeredRedirect(matching:)) ?? client.redirectURIs.first ?? ""
+            return Self.redirect(to: RedirectURI.appending([("error", error), ("error_description", description), ("state", fields["state"])],
+                                                           to: target))
+        }
+    }
+
+    static func redirect(to location: String) -> Response {
+        var headers = HTTPFields()
+        headers[.location] = location
+        headers[.cacheControl] = "no-store"
+        return Response(status: .found, headers: headers)
+    }
+
+    /// The CSRF token of this browser: its cookie's value when it has a well-formed one, else a new one to set.
+    private func csrfToken(_ request: Request) -> (token: String, setCookie: String?) {
+        if let existing = Self.cookie(Self.csrfCookie, in: request), existing.utf8.count == 43, Base64URL.decode(existing) != nil {
+            return (existing, nil)
+        }
+        let token = Base64URL.randomToken()
+        let secure = backend.configuration.publicURL.scheme?.lowercased() == "https" ? "; Secure" : ""
+        return (token, "\(Self.csrfCookie)=\(token); Path=\(basePath)/oauth2; HttpOnly; SameSite=Lax\(secure)")
+    }
+
+    static func cookie(_ name: String, in request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+        }
+        return nil
+    }
+
+    /// `rs` straight from the query, for choosing the language of a page about a malformed query.
+    private static func rawQueryValue(_ request: Request, _ name: String) -> String? {
+        (request.uri.query ?? "").split(separator: "&").lazy.compactMap { item -> String? in
+            let parts = item.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == name else { return nil }
+            return String(parts[1]).removingPercentEncoding
+        }.first
+    }
+
+    static func describe(_ problem: FormFields.Problem) -> String {
+        switch problem {
+        case .duplicate(let name): "The parameter \(name) appears more than once."
+        case .malformed(let name): "The parameter \(name) is not valid percent-encoded UTF-8."
+        }
+    }
+}
+
+/// Fills `%@` in a localized template without escaping (the page escapes the whole message).
+enum HTMLUnescaped {
+    static func fill(_ template: String, _ value: String) -> String {
+        template.replacingOccurrences(of: "%@", with: value)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import WOPICore
+
+/// Requires a valid WOPI proof on every `/wopi` request (docs/online/src/scenarios/proofkeys.rst).
+///
+/// The signed URL is the one the client used: the host's public URL (the external one behind a
+/// TLS-terminating proxy) followed by the request's path and query exactly as received. A failure
+/// answers 500, as the protocol asks, and is logged with its reason — never with the token.
+struct ProofKeyMiddleware<Context: RequestContext>: RouterMiddleware {
+    let cache: ProofKeyCache
+    let publicURL: URL
+    let now: @Sendable () -> Date
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.uri.path.hasPrefix("/wopi/") else { return try await next(request, context) }
+        let token = request.uri.queryParameters.get("access_token") ?? ""
+        let url = publicURL.absoluteString + request.uri.description
+        let check = { (keys: ProofKeyPair) in
+            ProofKeyVerifier(keys: keys).verify(
+                accessToken: token, url: url,
+                timestampHeader: request.headers[.wopiTimestamp],
+                proofHeader: request.headers[.wopiProof],
+                proofOldHeader: request.headers[.wopiProofOld],
+                now: now())
+        }
+        var result = check(await cache.current)
+        if result.suggestsKeyRefresh, await cache.refreshIfAllowed(now: now()) {
+            result = check(await cache.current)
+        }
+        guard result.isValid else {
+            context.logger.warning("proof key check failed", metadata: ["path": "\(request.uri.path)", "reason": "\(result)"])
+            throw WOPIError(.internalServerError, "proof key validation failed")
+        }
+        return try await next(request, context)
+    }
+}
+
+extension HTTPField.Name {
+    static let wopiTimestamp = Self("X-WOPI-TimeStamp")!
+    static let wopiProof = Self("X-WOPI-Proof")!
+    static let wopiProofOld = Self("X-WOPI-ProofOld")!
+}

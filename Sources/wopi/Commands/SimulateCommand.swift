@@ -1,0 +1,204 @@
+import ArgumentParser
+import Foundation
+import OfficeSimulator
+import OfficeURLScheme
+
+/// `wopi simulate`: play Office for iOS against a WOPI host, step by step (issue 5).
+struct SimulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Open a file on a WOPI host the way Office for iOS does, and report each step.",
+        discussion: """
+            Given the invoke URI your app hands Office (as `wopi link` makes it) and your bootstrapper URL, \
+            does what Word, Excel or PowerPoint for iOS do:
+              1. check the invoke URI (Office scheme, ofv/ofe, |u| WOPISrc, |d| |e| |n| |a|)
+              2. call the bootstrapper without a token and read its 401 WWW-Authenticate challenge
+              3. sign in: through your app when the challenge lists iOS URL schemes and an app command \
+            is given (app-to-app), else on your web sign-in page with --username and --password
+              4. exchange the code (at tk if the sign-in returned one, sending sc back as \
+            X-WOPI-SessionContext), call Bootstrap, and GET_NEW_ACCESS_TOKEN for the WOPISrc
+              5. CheckFileInfo, GetLock, RefreshLock with a made-up lock (must answer 409 with \
+            X-WOPI-Lock), Lock, GetFile
+              6. in edit mode: PutFile with the lock, CheckFileInfo (Version must change), Unlock
+              7. print the passback Office sends on the back arrow, when the URI has |p|
+
+            Prints one line per step as it goes; the passback URI is the last line of stdout. With \
+            --json every line is one JSON object {step, title, outcome, detail}, the passback step \
+            carrying "passback"; a failed step adds reason, status, headers and body.
+
+            App-to-app sign-in: the command runs through /bin/sh with Office's request URL \
+            (contoso:client_id=…&action=…) appended as its last argument, single-quoted, and must \
+            print the answer URL (ms-word-tp:code=…&action=…) as the last line of its stdout:
+              wopi simulate 'ms-word:ofe|u|http://127.0.0.1:8080/wopi/files/F1|d|WOPIKit|e|U1|n|a.docx|a|App|p|clouddrive|c|ctx' \\
+                --bootstrapper http://127.0.0.1:8080/wopibootstrapper \\
+                --app-signin-command "wopi app-signin --server http://127.0.0.1:8080 --username alice --password pw"
+
+            Exit status: 0 when every step passed, 1 at the first step whose answer Office would not \
+            accept (its name and the host's answer on stderr), 2 for invalid input.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The invoke URI, raw (ms-word:ofe|u|…) or percent-encoded. Quote it for the shell.", valueName: "uri"))
+    var uri: String
+
+    @Option(help: ArgumentHelp("The provider's bootstrapper URL, e.g. https://contoso.com/wopibootstrapper.", valueName: "url"))
+    var bootstrapper: String
+
+    @Option(help: "The user name typed into the web sign-in page (with --password).")
+    var username: String?
+
+    @Option(help: "The password typed into the web sign-in page (with --username).")
+    var password: String?
+
+    @Option(name: .customLong("app-signin-command"), help: ArgumentHelp(
+        "Your app, \"installed\": a shell command that answers Office's app-to-app sign-in request.",
+        discussion: "Run with the request URL as its last argument; the last line of its stdout is the answer URL.",
+        valueName: "command"))
+    var appSigninCommand: String?
+
+    @Option(name: .customLong("replace-with"), help: ArgumentHelp(
+        "In edit mode, save this file's bytes as the new content. Without it the simulator makes a deterministic change "
+            + "(for Office documents it appends a line to the ZIP archive comment, so they still open).",
+        valueName: "file"))
+    var replaceWith: String?
+
+    @Option(name: .customLong("client-id"), help: "The client_id Office is registered with at your OAuth server.")
+    var clientID: String = OfficeClientRegistration.defaultClientID
+
+    @Option(name: .customLong("client-secret"), help: "The client_secret Office presents at your token endpoint.")
+    var clientSecret: String = OfficeClientRegistration.defaultClientSecret
+
+    @Option(name: .customLong("redirect-uri"), help: "The redirect_uri of the web sign-in; the final 302 must point here.")
+    var redirectURI: String = OfficeClientRegistration.defaultRedirectURI
+
+    @Flag(help: "Print one JSON object per step instead of text lines.")
+    var json = false
+
+    func validate() throws {
+        _ = try invokeURI()
+        _ = try bootstrapperURL()
+        switch (username, password) {
+        case (nil, nil): break
+        case (_?, nil): throw ValidationError("--username needs --password")
+        case (nil, _?): throw ValidationError("--password needs --username")
+        default: break
+        }
+        if username == nil, appSigninCommand == nil {
+            throw ValidationError("give --username and --password for the web sign-in, or --app-signin-command for app-to-app sign-in")
+        }
+        if let command = appSigninCommand, command.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--app-signin-command is empty")
+        }
+        if let path = replaceWith, !FileManager.default.isReadableFile(atPath: path) {
+            throw ValidationError("--replace-with '\(path)' is not a readable file")
+        }
+        guard let redirect = URL(string: redirectURI), redirect.scheme != nil, redirect.host != nil else {
+            throw ValidationError("--redirect-uri '\(redirectURI)' is not an absolute URL")
+        }
+    }
+
+    func run() async throws {
+        var replacement: Data?
+        if let path = replaceWith {
+            do { replacement = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+                throw ValidationError("--replace-with '\(path)' cannot be read: \(error.localizedDescription)")
+            }
+        }
+        let options = SimulationOptions(
+            invokeURI: try invokeURI(), bootstrapperURL: try bootstrapperURL(),
+            webCredentials: username.flatMap { user in password.map { SimulationOptions.WebCredentials(username: user, password: $0) } },
+            installedApp: appSigninCommand.map { ShellAppSignInLauncher(command: $0) },
+            registration: OfficeClientRegistration(clientID: clientID, clientSecret: clientSecret, redirectURI: redirectURI),
+            replacementContent: replacement)
+        let json = self.json
+        let outcome: Result<SimulationResult, SimulationFailure> = try await HTTPClientSimulatorTransport.withTransport { transport in
+            let simulator = OfficeSimulator(options: options, transport: transport)
+            do throws(SimulationFailure) {
+                return .success(try await simulator.run { step in
+                    // The passback line is printed with its URI once the run ends; failures by the catch below.
+                    guard step.outcome != .failed, !(step.name == .passback && step.outcome == .passed) else { return }
+                    Self.write(Self.line(for: step, json: json))
+                })
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let result):
+            if let passback = result.passback, let step = result.steps.last(where: { $0.name == .passback }) {
+                if json {
+                    Self.write(Self.jsonLine(StepJSON(step: step, passback: passback.string)))
+                } else {
+                    Self.write(Self.line(for: step, json: false))
+                    Self.write(passback.string)
+                }
+            }
+        case .failure(let failure):
+            let step = SimulationStep(name: failure.step, outcome: .failed, detail: failure.reason)
+            Self.write(json ? Self.jsonLine(StepJSON(step: step, failure: failure)) : Self.line(for: step, json: false))
+            var message = "wopi: simulate: \(failure.step.title) failed: \(failure.reason)\n"
+            if let answer = failure.answer { message += "  host answered: \(answer)\n" }
+            FileHandle.standardError.write(Data(message.utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    private func invokeURI() throws -> OfficeInvokeURI {
+        let invoke: OfficeInvokeURI
+        do { invoke = try OfficeInvokeURI(string: uri) } catch { throw ValidationError("invoke URI: \(error.description)") }
+        if let problem = InvokeURICheck.problem(with: invoke) { throw ValidationError("invoke URI: \(problem)") }
+        return invoke
+    }
+
+    private func bootstrapperURL() throws -> URL {
+        guard let url = URL(string: bootstrapper), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw ValidationError("--bootstrapper '\(bootstrapper)' is not an http(s) URL")
+        }
+        return url
+    }
+
+    /// Writes one line to stdout at once, so a person (or a pipe) sees each step as it ends.
+    private static func write(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    private static func line(for step: SimulationStep, json: Bool) -> String {
+        if json { return jsonLine(StepJSON(step: step)) }
+        let mark = switch step.outcome {
+        case .passed: "[ok]  "
+        case .skipped: "[skip]"
+        case .failed: "[FAIL]"
+        }
+        return "\(mark) \(step.name.title): \(step.detail)"
+    }
+
+    private static func jsonLine(_ object: StepJSON) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(object) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// One `--json` line.
+    private struct StepJSON: Encodable {
+        struct Header: Encodable { let name: String; let value: String }
+        let step: String, title: String, outcome: String, detail: String
+        var passback: String?
+        var reason: String?
+        var status: Int?
+        var headers: [Header]?
+        var body: String?
+
+        init(step: SimulationStep, passback: String? = nil, failure: SimulationFailure? = nil) {
+            self.step = step.name.rawValue
+            title = step.name.title
+            outcome = step.outcome.rawValue
+            detail = step.detail
+            self.passback = passback
+            reason = failure?.reason
+            status = failure?.answer?.status
+            headers = failure?.answer?.headers.map { Header(name: $0.name, value: $0.value) }
+            body = failure?.answer?.bodyExcerpt
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A `wopi serve` child process for end-to-end tests: started on a free 127.0.0.1 port, stopped by its PID.
+///
+/// Output goes to a log file (not a pipe, so a chatty server can never block); ``log`` reads it for failure messages.
+final class WopiServer: @unchecked Sendable {
+    enum Failure: Error, CustomStringConvertible {
+        case noFreePort(String)
+        case exitedEarly(status: Int32, log: String)
+        case notListening(port: Int, seconds: Double, log: String)
+
+        var description: String {
+            switch self {
+            case .noFreePort(let why): "could not find a free port: \(why)"
+            case .exitedEarly(let status, let log): "wopi serve exited with status \(status) before listening:\n\(log)"
+            case .notListening(let port, let seconds, let log): "wopi serve did not accept connections on port \(port) within \(seconds)s:\n\(log)"
+            }
+        }
+    }
+
+    let port: Int
+    private let process: Process
+    private let logURL: URL
+
+    /// Starts `wopi serve --host 127.0.0.1 --port <free port> --data <data>` plus `extraArguments`, and waits until it accepts TCP connections.
+    static func start(data: URL, extraArguments: [String] = [], timeout: Double = 60) throws -> WopiServer {
+        var lastError: (any Error)?
+        // Another process may grab the port between probing and binding; try a few ports.
+        for _ in 0..<3 {
+            let port = try freePort()
+            let server = try WopiServer(port: port, data: data, extraArguments: extraArguments)
+            do {
+                try server.waitUntilListening(timeout: timeout)
+                return server
+            } catch {
+                server.stop()
+                lastError = error
+            }
+        }
+        throw lastError ?? Failure.noFreePort("unknown")
+    }
+
+    private init(port: Int, data: URL, extraArguments: [String]) throws {
+        self.port = port
+        logURL = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-serve-\(UUID().uuidString).log")
+        guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: logURL.path])
+        }
+        let log = try FileHandle(forWritingTo: logURL)
+        process = Process()
+        process.executableURL = try WopiProcess.executableURL()
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port), "--data", data.path] + extraArguments
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// The server's output so far.
+    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    /// The base URL, `http://127.0.0.1:<port>`.
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Stops the server: SIGTERM to its PID, SIGKILL if it has not exited after 10 seconds. Safe to call twice.
+    func stop() {
+        guard process.isRunning else { return }
+        let pid = process.processIdentifier
+        kill(pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: logURL)
+    }
+
+    deinit { stop() }
+
+    private func waitUntilListening(timeout: Double) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            guard process.isRunning else { throw Failure.exitedEarly(status: process.terminationStatus, log: log) }
+            if Self.accepts(port: port) { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw Failure.notListening(port: port, seconds: timeout, log: log)
+    }
+
+    // MARK: - Sockets
+
+    private static func makeSocket() -> Int32 {
+        #if os(Linux)
+        return socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        return socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+    }
+
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        #if !os(Linux)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    /// A port the kernel considers free: bind to port 0 on 127.0.0.1 and read back what it chose.
+    static func freePort() throws -> Int {
+        let fd = makeSocket()
+        guard fd >= 0 else { throw Failure.noFreePort("socket() failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw Failure.noFreePort("bind() failed: errno \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw Failure.noFreePort("getsockname() failed: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    static func accepts(port: Int) -> Bool {
+        let fd = makeSocket()
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopback(port: UInt16(port))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return connected == 0
+    }
+}
