@@ -63,7 +63,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("Resources")],
             swiftSettings: strictSettings
         ),
         // Runs Microsoft's WOPI validator definitions (TestCases.xml) against any WOPI host.

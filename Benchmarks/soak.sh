@@ -116,28 +116,26 @@ def worker(index, deadline):
     local_failures = collections.Counter()
 
     def request(name, method, path, headers=None, body=None):
+        # No retries: a dropped or truncated response is a failure to report, not to hide.
         nonlocal connection
-        for attempt in range(2):
-            try:
-                if connection is None:
-                    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                connection.request(method, f"{path}?access_token={token}", body=body, headers=headers or {})
-                response = connection.getresponse()
-                response.read()
-                local[response.status] += 1
-                local_ops[(name, response.status)] += 1
-                if response.will_close:
-                    connection.close()
-                    connection = None
-                return response
-            except (OSError, http.client.HTTPException) as error:
-                if connection is not None:
-                    connection.close()
+        try:
+            if connection is None:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request(method, f"{path}?access_token={token}", body=body, headers=headers or {})
+            response = connection.getresponse()
+            response.read()
+            local[response.status] += 1
+            local_ops[(name, response.status)] += 1
+            if response.will_close:
+                connection.close()
                 connection = None
-                if attempt == 1 or stop.is_set():
-                    local_failures[type(error).__name__] += 1
-                    return None
-        return None
+            return response
+        except (OSError, http.client.HTTPException) as error:
+            if connection is not None:
+                connection.close()
+            connection = None
+            local_failures[f"{name}: {type(error).__name__}"] += 1
+            return None
 
     base = f"/wopi/files/{file_id}"
     while time.monotonic() < deadline and not stop.is_set():

@@ -54,6 +54,19 @@ public struct WOPIBackend: Sendable {
         "\(wopiSrc(resource))?access_token=\(issueToken(user: claims.userID, resource: resource, notAfter: claims.expiresAt).token)"
     }
 
+    // MARK: Bodies
+
+    /// Deletes a body no file refers to any more, after ``WOPIHostConfiguration/retiredBodyGracePeriod``.
+    /// If the process stops first, start-up garbage collection removes it.
+    func retire(_ key: BlobKey) {
+        let blobs = blobs
+        let grace = configuration.retiredBodyGracePeriod
+        Task {
+            try? await Task.sleep(for: grace)
+            try? await blobs.delete(key)
+        }
+    }
+
     // MARK: Authorization
 
     /// Checks the request's `access_token` for `resource` and returns its claims and user.

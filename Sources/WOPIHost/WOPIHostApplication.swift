@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Builds the WOPI host's HTTP application.
 public enum WOPIHostApplication {
@@ -8,8 +9,8 @@ public enum WOPIHostApplication {
     /// sign-in (`/oauth2/*`, `/wopibootstrapper`) when the configuration has an ``WOPIHostConfiguration/officeRegistration``.
     ///
     /// With `proofKeys`, every `/wopi` request must carry a valid WOPI proof (`wopi serve --discovery`).
-    public static func router(backend: WOPIBackend, proofKeys: ProofKeyCache? = nil) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    public static func router(backend: WOPIBackend, proofKeys: ProofKeyCache? = nil) -> Router<WOPIRequestContext> {
+        let router = Router(context: WOPIRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
         router.get("health") { _, _ in "ok" }
         let wopi = router.group("wopi")
@@ -25,9 +26,13 @@ public enum WOPIHostApplication {
     }
 
     /// A ready-to-run application listening on `host:port`.
+    ///
+    /// A connection that sends nothing for `idleTimeout` — between requests or in the middle of an
+    /// upload — is closed, so stalled clients cannot pin descriptors or half-written uploads.
     public static func make(backend: WOPIBackend, proofKeys: ProofKeyCache? = nil, host: String = "127.0.0.1", port: Int = 8080,
-                            logger: Logger = Logger(label: "wopi")) -> some ApplicationProtocol {
+                            idleTimeout: Duration = .seconds(60), logger: Logger = Logger(label: "wopi")) -> some ApplicationProtocol {
         Application(router: router(backend: backend, proofKeys: proofKeys),
+                    server: .http1(configuration: .init(idleTimeout: TimeAmount(idleTimeout))),
                     configuration: .init(address: .hostname(host, port: port), serverName: "WOPIKit"),
                     logger: logger)
     }

@@ -12,6 +12,10 @@ public struct WOPIHostConfiguration: Sendable {
     public var accessTokenLifetime: TimeInterval
     /// The name shown as `BreadcrumbBrandName`.
     public var brandName: String
+    /// How long a replaced or deleted body stays on disk before it is removed. A GetFile that read
+    /// the file's record just before the change opens the old body within this window, and an open
+    /// file stays readable after it is unlinked, so no download is cut short by a concurrent write.
+    public var retiredBodyGracePeriod: Duration = .seconds(30)
     /// The clock; tests move it.
     public var now: @Sendable () -> Date
     /// Office's sign-in registration; with it the host serves `/oauth2/*` and `/wopibootstrapper`

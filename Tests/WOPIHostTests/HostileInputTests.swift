@@ -479,9 +479,100 @@ struct HostileInputTests {
 
     // MARK: Races
 
+    @Test("A lock that changes while a PutFile body is still arriving: 409 with the current lock, and the old content stays")
+    func lockChangedDuringUpload() async throws {
+        try await TestHost.run { host in
+            let doc = try await Self.victim(host, lock: "first-holder")
+            let length = 2 * 1024 * 1024
+            let head = Self.head("POST", TestHost.filePath(doc.id) + "/contents", token: doc.token,
+                                 ["X-WOPI-Override: PUT", "X-WOPI-Lock: first-holder", "Content-Length: \(length)"])
+                .joined(separator: "\r\n") + "\r\n\r\n"
+            let port = host.port
+            // Start the upload with the right lock, then stall half-way.
+            let connection = try await RawHTTPConnection.offPool { () -> RawHTTPConnection in
+                let connection = try RawHTTPConnection(port: port)
+                connection.write(head)
+                connection.write([UInt8](repeating: 0x55, count: length / 2))
+                return connection
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            // Meanwhile another client takes the lock over.
+            expectStatus(try await host.unlockAndRelock(doc.id, token: doc.token, old: "first-holder", new: "second-holder"), 200)
+            let before = try await host.snapshot(doc)
+            let outcome = try await RawHTTPConnection.offPool { () -> RawHTTPConnection.Outcome in
+                connection.write([UInt8](repeating: 0x55, count: length / 2))
+                return connection.readResponse()
+            }
+            #expect(outcome.status == 409, "a PutFile whose lock was replaced during the upload must be 409: \(outcome)")
+            #expect(outcome.response?.header("X-WOPI-Lock") == "second-holder", "the 409 must carry the current lock: \(outcome)")
+            expectUnchanged(before, try await host.snapshot(doc), "PutFile after its lock changed")
+            #expect(try await host.getFile(doc.id, token: doc.token).body == Data("the original bytes of the victim".utf8))
+        }
+    }
+
+    @Test("GetFile racing PutFile always gets 200 with one whole version, whose bytes match its X-WOPI-ItemVersion", .timeLimit(.minutes(3)))
+    func readersRacingWriters() async throws {
+        try await TestHost.run { host in
+            let original = Data(repeating: 0x30, count: 200_000)
+            let doc = try await host.document("Hot.xlsx", original)
+            expectStatus(try await host.lock(doc.id, token: doc.token, "writer"), 200)
+            // Distinct, recognisable bodies: a header line naming the write, then filler.
+            let bodies = (0..<96).map { Data("write \($0)\n".utf8) + Data(repeating: UInt8(0x41 + $0 % 26), count: 150_000 + $0 * 1000) }
+            let (written, reads) = try await withThrowingTaskGroup(of: ([String: Data], [Result<WOPIResponse, any Error>]).self) { group in
+                for writer in 0..<4 {
+                    group.addTask {
+                        var versions: [String: Data] = [:]
+                        for index in stride(from: writer, to: bodies.count, by: 4) {
+                            let response = try await host.putFile(doc.id, token: doc.token, lock: "writer", bodies[index])
+                            #expect(response.status == 200, "PutFile \(index): \(response)")
+                            if let version = response.header("X-WOPI-ItemVersion") { versions[version] = bodies[index] }
+                        }
+                        return (versions, [])
+                    }
+                }
+                for _ in 0..<12 {
+                    group.addTask {
+                        // A response cut off after its head is an error, not a status: keep both kinds.
+                        var responses: [Result<WOPIResponse, any Error>] = []
+                        for _ in 0..<24 {
+                            do { responses.append(.success(try await host.getFile(doc.id, token: doc.token))) } catch { responses.append(.failure(error)) }
+                        }
+                        return ([:], responses)
+                    }
+                }
+                var written: [String: Data] = [doc.file.versionString: original]
+                var reads: [Result<WOPIResponse, any Error>] = []
+                for try await (versions, responses) in group {
+                    written.merge(versions) { first, _ in first }
+                    reads += responses
+                }
+                return (written, reads)
+            }
+            #expect(written.count == bodies.count + 1, "each write needs its own Version")
+            var failures = 0
+            for result in reads {
+                guard case .success(let read) = result, read.status == 200 else {
+                    failures += 1
+                    if failures <= 3 {
+                        switch result {
+                        case .success(let read): Issue.record("GetFile during PutFile answered \(read)")
+                        case .failure(let error): Issue.record("GetFile during PutFile was cut off: \(error)")
+                        }
+                    }
+                    continue
+                }
+                let version = read.header("X-WOPI-ItemVersion") ?? "missing"
+                let expected = written[version]
+                #expect(expected != nil && read.body == expected,
+                        "GetFile returned \(read.body.count) bytes starting '\(String(decoding: read.body.prefix(12), as: UTF8.self))' for \(version)")
+            }
+            #expect(failures == 0, "\(failures) of \(reads.count) GetFile requests failed while PutFile replaced the content")
+        }
+    }
+
     @Test("64 concurrent Lock / UnlockAndRelock / Unlock / PutFile on one file keep every lock invariant", .timeLimit(.minutes(3)))
     func mixedLockRace() async throws {
-        try await TestHost.run { host in
+        try await TestHost.run(retiredBodyGracePeriod: .milliseconds(300)) { host in
             let original = Data("original content, never written without the lock".utf8)
             let doc = try await host.document("Contended.docx", original)
             let locks = ["A", "B", "C", "D"]
@@ -579,8 +670,10 @@ struct HostileInputTests {
             #expect(!final.body.starts(with: Data("INTRUDER".utf8)) && !final.body.starts(with: Data("UNLOCKED".utf8)))
             let current = try await host.getLock(doc.id, token: doc.token).header("X-WOPI-Lock")
             #expect(current.map(known.contains) ?? false, "GetLock reports '\(current ?? "nil")'")
-            // Every refused or replaced body is gone: one stored body for one file, nothing staged.
+            // Every refused or replaced body is gone once its grace period has passed: one stored body
+            // for one file, nothing staged.
             #expect(try await host.stagingSettles().isEmpty)
+            try await Task.sleep(for: .seconds(1))
             let blobs = TestHost.listing(host.folder.url.appendingPathComponent("blobs"), recursive: true)
                 .filter { !$0.hasSuffix("/") && $0.split(separator: "/").count == 2 }
             #expect(blobs.count == 1, "stored bodies after the race: \(blobs.count) (expected 1)")

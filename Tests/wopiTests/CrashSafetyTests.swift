@@ -14,7 +14,7 @@ import Darwin
 struct CrashSafetyTests {
     /// When the server dies.
     enum Moment: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        /// Half of the body sent, and the host seen staging it in `tmp/`.
+        /// Half of the body sent, and the host seen writing a staging file in `tmp/`.
         case midBody
         /// The whole body sent; killed at once, while the host may be syncing, renaming or committing.
         case rightAfterBody
@@ -84,7 +84,7 @@ struct CrashSafetyTests {
                     let deadline = Date().addingTimeInterval(10)
                     var staged = false
                     while !staged, Date() < deadline {
-                        staged = !((try? FileManager.default.contentsOfDirectory(atPath: staging.path)) ?? []).isEmpty
+                        staged = first.isWriting(under: staging)
                         if !staged { Thread.sleep(forTimeInterval: 0.01) }
                     }
                     first.kill()
@@ -102,7 +102,7 @@ struct CrashSafetyTests {
             }
         }
         #expect(!first.isRunning, "the first server must be dead")
-        if moment == .midBody { #expect(sawStaging, "the host never started staging the upload in tmp/, so the kill was not mid-write") }
+        if moment == .midBody { #expect(sawStaging, "the host never opened a staging file in tmp/, so the kill was not mid-write") }
         if moment == .afterResponse { #expect(answer == 200, "the PutFile before the kill was answered \(answer.map(String.init) ?? "nothing")") }
 
         // Restart on the same data folder and look.
@@ -138,6 +138,47 @@ struct CrashSafetyTests {
     // MARK: Helpers
 
     /// Deterministic, incompressible bytes (xorshift64*), different for each seed.
+    @Test("a PutFile that stalls mid-body is cut off after --idle-timeout; nothing is written and the upload is cleaned up",
+          .timeLimit(.minutes(2)))
+    func stalledUploadTimesOut() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-idle-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let data = work.appendingPathComponent("data")
+        let document = work.appendingPathComponent("Idle.docx")
+        try Data("before".utf8).write(to: document)
+        try #require(try WopiProcess.run(["users", "add", "idle", "--password", "idle-timeout-pw", "--data", data.path]).exitCode == 0)
+        let added = try WopiProcess.run(["files", "add", document.path, "--owner", "idle", "--data", data.path])
+        let id = try #require(try Self.json(added.stdout)["id"] as? String)
+        let token = try #require(try Self.json(try WopiProcess.run(["token", "--user", "idle", "--file", id, "--data", data.path]).stdout)["access_token"] as? String)
+        let path = "/wopi/files/\(id)"
+
+        let server = try KillableServer(data: data, extraArguments: ["--idle-timeout", "2"])
+        defer { server.kill() }
+        try #require(try await server.request("POST", "\(path)?access_token=\(token)", ["X-WOPI-Override: LOCK", "X-WOPI-Lock: idle"]).status == 200)
+        let port = server.port
+        let staging = data.appendingPathComponent("tmp")
+        let (stagedWhileStalled, answer): (Bool, CrashResponse?) = try await offPool {
+            let socket = try CrashSocket(port: port)
+            let head = "POST \(path)/contents?access_token=\(token) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-WOPI-Override: PUT\r\n"
+                + "X-WOPI-Lock: idle\r\nContent-Length: 1000000\r\n\r\n"
+            _ = socket.write(Data(head.utf8) + Data(repeating: 0x41, count: 300_000))
+            Thread.sleep(forTimeInterval: 0.5)
+            let staged = server.isWriting(under: staging)
+            // Then nothing: the server must give up on its own, well within the socket's 60 s receive timeout.
+            let started = Date()
+            let answer = socket.readResponse()
+            #expect(Date().timeIntervalSince(started) < 20, "the server held the stalled connection open")
+            return (staged, answer)
+        }
+        #expect(stagedWhileStalled, "the upload had started before the stall")
+        #expect(answer == nil || answer!.status >= 400, "a stalled upload must not succeed: \(String(describing: answer))")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!server.isWriting(under: staging), "the staged upload is released")
+        let read = try await server.request("GET", "\(path)/contents?access_token=\(token)")
+        #expect(read.text == "before")
+    }
+
     static func pattern(count: Int, seed: UInt64) -> Data {
         var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
         var bytes = [UInt8](repeating: 0, count: count)
@@ -226,13 +267,13 @@ private final class KillableServer: @unchecked Sendable {
     private let process = Process()
     private let logURL: URL
 
-    init(data: URL) throws {
+    init(data: URL, extraArguments: [String] = []) throws {
         port = try WopiServer.freePort()
         logURL = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-crash-serve-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         process.executableURL = try WopiProcess.executableURL()
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port), "--data", data.path, "--max-file-size", "128M"]
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port), "--data", data.path, "--max-file-size", "128M"] + extraArguments
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
@@ -248,6 +289,21 @@ private final class KillableServer: @unchecked Sendable {
     }
 
     var isRunning: Bool { process.isRunning }
+
+    /// Whether the server has a file open under `folder` (the staged upload). The blob store may stage
+    /// through an unnamed temporary file (O_TMPFILE), invisible in a listing, so this reads the
+    /// process's open descriptors; where /proc does not exist it answers from the folder listing.
+    func isWriting(under folder: URL) -> Bool {
+        let descriptors = "/proc/\(process.processIdentifier)/fd"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: descriptors) else {
+            return !((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).isEmpty
+        }
+        let prefix = folder.resolvingSymlinksInPath().path + "/"
+        return entries.contains { entry in
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\(entry)")) ?? ""
+            return target.hasPrefix(prefix) || target.hasPrefix(folder.path + "/")
+        }
+    }
     var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
 
     /// SIGKILL to the server's PID, then reaps it. Safe to call more than once.

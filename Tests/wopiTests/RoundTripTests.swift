@@ -47,14 +47,14 @@ import Testing
         return try #require(object as? [String: Any], "\(what) did not print a JSON object: \(result.stdout)")
     }
 
-    static func makeFixture(mode: String) throws -> Fixture {
+    static func makeFixture(mode: String, serveArguments: [String] = []) throws -> Fixture {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-roundtrip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         let server: WopiServer
         do {
             server = try WopiServer.start(data: data, extraArguments: [
                 "--office-client-id", clientID, "--office-client-secret", clientSecret, "--ios-url-scheme", appScheme,
-            ])
+            ] + serveArguments)
         } catch {
             try? FileManager.default.removeItem(at: data)
             throw error

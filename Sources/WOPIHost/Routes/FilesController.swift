@@ -87,7 +87,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             let (updated, replaced) = try await mapStoreErrors {
                 try await backend.store.replaceContent(file.id, with: blob, lock: lock, now: backend.configuration.now())
             }
-            try? await backend.blobs.delete(replaced)
+            backend.retire(replaced)
             var headers = HTTPFields()
             headers[.wopiItemVersion] = updated.versionString
             return Response(status: .ok, headers: headers)
@@ -130,7 +130,7 @@ struct FilesController<Context: RequestContext>: Sendable {
         case "RENAME_FILE": return try await renameFile(file, request)
         case "DELETE":
             let blob = try await mapStoreErrors { try await backend.store.deleteFile(file.id, lock: nil, now: backend.configuration.now()) }
-            try? await backend.blobs.delete(blob)
+            backend.retire(blob)
             return Response(status: .ok)
         case "PUT_USER_INFO":
             var body = request
@@ -231,7 +231,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             do {
                 let (created, replaced) = try await backend.store.createFile(named: name, in: containerID, blob: blob,
                                                                             replacing: replacing, now: backend.configuration.now())
-                if let replaced { try? await backend.blobs.delete(replaced) }
+                if let replaced { backend.retire(replaced) }
                 return created
             } catch WOPIStoreError.nameTaken where retryWithNewName {
                 name = try await backend.unusedFileName(like: name, in: containerID)

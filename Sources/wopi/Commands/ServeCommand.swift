@@ -30,6 +30,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The largest document accepted, in bytes; K, M and G suffixes allowed.", valueName: "size"))
     var maxFileSize: String = "512M"
     @Option(help: "Lifetime of WOPI access tokens, in seconds.") var tokenLifetime: Int = 36000
+    @Option(help: "Close a connection that sends nothing for this many seconds, even mid-upload.") var idleTimeout: Int = 60
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
     // BEGIN Office sign-in options (issue 4)
     @OptionGroup(title: "Office sign-in") var signIn: OfficeSignInOptions
@@ -41,6 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard ByteSize.parse(maxFileSize) != nil else { throw ValidationError("--max-file-size '\(maxFileSize)' is not a size like 512M") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level '\(logLevel)' is not a log level") }
         guard tokenLifetime >= 60 else { throw ValidationError("--token-lifetime must be at least 60 seconds") }
+        guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be between 1 and 3600 seconds") }
     }
 
     func run() async throws {
@@ -73,7 +75,8 @@ struct ServeCommand: AsyncParsableCommand {
         logger.notice("WOPI host listening", metadata: ["url": "\(base.absoluteString)", "data": "\(folder.url.path)"])
         let proofKeys = try await proofKeyOptions.loadCache(logger: logger)
         if proofKeys != nil { logger.notice("checking WOPI proof keys", metadata: ["discovery": "\(proofKeyOptions.discovery ?? "")"]) }
-        let app = WOPIHostApplication.make(backend: backend, proofKeys: proofKeys, host: host, port: port, logger: logger)
+        let app = WOPIHostApplication.make(backend: backend, proofKeys: proofKeys, host: host, port: port,
+                                           idleTimeout: .seconds(idleTimeout), logger: logger)
         try await app.runService()
     }
 

@@ -27,14 +27,16 @@ struct TestHost: Sendable {
 
     /// Starts a host, runs `body` against it, then stops the host and deletes its data.
     static func run<T: Sendable>(maximumFileSize: Int64 = 512 * 1024 * 1024, proofKeys: ProofKeyCache? = nil,
+                                 retiredBodyGracePeriod: Duration = .seconds(30),
                                  _ body: (TestHost) async throws -> T) async throws -> T {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("wopihost-tests-\(UUID().uuidString)", isDirectory: true).path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let folder = try DataFolder(path: path)
         let clock = HostClock()
-        let configuration = WOPIHostConfiguration(publicURL: URL(string: publicURL)!, maximumFileSize: maximumFileSize,
+        var configuration = WOPIHostConfiguration(publicURL: URL(string: publicURL)!, maximumFileSize: maximumFileSize,
                                                   now: { clock.now() })
+        configuration.retiredBodyGracePeriod = retiredBodyGracePeriod
         let backend = try await folder.backend(configuration: configuration)
 
         var logger = Logger(label: "wopi-host-tests")

@@ -1,0 +1,16 @@
+import Hummingbird
+import NIOCore
+
+/// The host's request context: Hummingbird's basics plus the peer address, which the sign-in
+/// throttle keys on (wrong passwords are limited per user *and* client address).
+public struct WOPIRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The address of the TCP peer (a proxy's, behind one).
+    public let remoteAddress: SocketAddress?
+
+    /// Creates the context for one request, recording the connection's peer address.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
