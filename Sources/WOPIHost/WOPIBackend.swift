@@ -39,6 +39,14 @@ public struct WOPIBackend: Sendable {
         return (tokens.issue(claims), claims)
     }
 
+    /// A read-only share link to a file or container, valid for the configured share-link lifetime.
+    public func shareLink(user: ResourceID, item id: ResourceID, isContainer: Bool, notAfter: Date? = nil) -> String {
+        var expiry = configuration.now().addingTimeInterval(configuration.shareLinkLifetime)
+        if let notAfter, notAfter < expiry { expiry = notAfter }
+        let token = tokens.issue(AccessTokenClaims(userID: user, resource: .shareLink(id, isContainer: isContainer), expiresAt: expiry))
+        return "\(configuration.publicURL.absoluteString)/share/\(token)"
+    }
+
     /// The WOPISrc of a resource: `<public URL>/wopi/files/<id>`, `/wopi/containers/<id>` or `/wopi/ecosystem`.
     public func wopiSrc(_ resource: WOPIResource) -> String {
         let base = configuration.publicURL.absoluteString
@@ -46,6 +54,7 @@ public struct WOPIBackend: Sendable {
         case .file(let id): return "\(base)/wopi/files/\(id)"
         case .container(let id): return "\(base)/wopi/containers/\(id)"
         case .ecosystem: return "\(base)/wopi/ecosystem"
+        case .shareLink: return "\(base)/share"
         }
     }
 

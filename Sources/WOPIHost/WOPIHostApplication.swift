@@ -13,6 +13,7 @@ public enum WOPIHostApplication {
         let router = Router(context: WOPIRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
         router.get("health") { _, _ in "ok" }
+        ShareController(backend: backend).addRoutes(to: router)
         let wopi = router.group("wopi")
         if let proofKeys {
             wopi.add(middleware: ProofKeyMiddleware(cache: proofKeys, publicURL: backend.configuration.publicURL, now: backend.configuration.now))

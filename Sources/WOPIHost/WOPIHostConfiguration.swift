@@ -16,6 +16,8 @@ public struct WOPIHostConfiguration: Sendable {
     /// the file's record just before the change opens the old body within this window, and an open
     /// file stays readable after it is unlinked, so no download is cut short by a concurrent write.
     public var retiredBodyGracePeriod: Duration = .seconds(30)
+    /// How long a GetShareUrl link works.
+    public var shareLinkLifetime: TimeInterval = 7 * 24 * 3600
     /// The clock; tests move it.
     public var now: @Sendable () -> Date
     /// Office's sign-in registration; with it the host serves `/oauth2/*` and `/wopibootstrapper`

@@ -40,7 +40,7 @@ struct ContainerTests {
             #expect(info["UserCanCreateChildFile"]?.bool == true)
             #expect(info["UserCanDelete"]?.bool == false)
             #expect(info["UserCanRename"]?.bool == true)
-            #expect(info["SupportedShareUrlTypes"]?.array?.compactMap(\.string).sorted() == ["ReadOnly", "ReadWrite"])
+            #expect(info["SupportedShareUrlTypes"]?.array?.compactMap(\.string).sorted() == ["ReadOnly"])
 
             let child = try await host.addContainer("Work", in: user.rootContainerID)
             let childInfo = try await host.checkContainerInfo(child.id.rawValue, token: host.token(user, .container(child.id))).json()
@@ -288,19 +288,24 @@ struct ContainerTests {
     @Test("GetShareUrl on a container, and GetEcosystem from a container")
     func containerShareAndEcosystem() async throws {
         try await TestHost.run { host in
-            let (_, root, rootToken) = try await rootOf(host)
-            for type in ["ReadOnly", "ReadWrite"] {
-                let response = try await host.containerShareURL(root, token: rootToken, type: type)
-                expectStatus(response, 200, type)
-                let url = try #require(try response.json()["ShareUrl"]?.string)
-                #expect(url.hasPrefix(TestHost.publicURL + "/") && url.contains(root) && !url.contains(rootToken))
-            }
+            let (user, root, rootToken) = try await rootOf(host)
+            _ = try await host.addFile("Shared.xlsx", Data("cells".utf8), owner: user)
+            let response = try await host.containerShareURL(root, token: rootToken, type: "ReadOnly")
+            expectStatus(response, 200)
+            let url = try #require(try response.json()["ShareUrl"]?.string)
+            #expect(url.hasPrefix(TestHost.publicURL + "/share/") && !url.contains(rootToken))
+            let page = try await host.send(url: url)
+            expectStatus(page, 200)
+            let html = String(decoding: page.body, as: UTF8.self)
+            #expect(html.contains("Shared.xlsx"), "the folder page lists its files")
+            expectStatus(try await host.send(url: url + "/content"), 404, "a folder has no content")
+            expectStatus(try await host.containerShareURL(root, token: rootToken, type: "ReadWrite"), 501)
             let ecosystem = try await host.containerEcosystem(root, token: rootToken)
             expectStatus(ecosystem, 200)
-            let url = try #require(try ecosystem.json()["Url"]?.string)
-            #expect(url.hasPrefix("\(TestHost.publicURL)/wopi/ecosystem?access_token="))
-            expectStatus(try await host.send(url: url), 200)
-            expectStatus(try await host.checkContainerInfo(root, token: accessToken(in: url)), 401)
+            let ecosystemURL = try #require(try ecosystem.json()["Url"]?.string)
+            #expect(ecosystemURL.hasPrefix("\(TestHost.publicURL)/wopi/ecosystem?access_token="))
+            expectStatus(try await host.send(url: ecosystemURL), 200)
+            expectStatus(try await host.checkContainerInfo(root, token: accessToken(in: ecosystemURL)), 401)
         }
     }
 }

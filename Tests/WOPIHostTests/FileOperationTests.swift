@@ -37,7 +37,7 @@ struct FileOperationTests {
                          "SupportsDeleteFile", "SupportsContainers", "SupportsEcosystem", "SupportsUserInfo"] {
                 #expect(info[flag]?.bool == true, "\(flag) should be true: this host implements every operation it covers")
             }
-            #expect(info["SupportedShareUrlTypes"]?.array?.compactMap(\.string).sorted() == ["ReadOnly", "ReadWrite"])
+            #expect(info["SupportedShareUrlTypes"]?.array?.compactMap(\.string).sorted() == ["ReadOnly"])
             #expect(info["BreadcrumbBrandName"]?.string == "WOPIKit")
             #expect(info["BreadcrumbFolderName"]?.string == "Alice's files")
             #expect(info["UserInfo"] == nil || info["UserInfo"] == .null)
@@ -149,23 +149,35 @@ struct FileOperationTests {
         }
     }
 
-    @Test("GetShareUrl returns a URL per supported type and 501 for an unknown or missing type")
+    @Test("GetShareUrl: a ReadOnly link opens a page and downloads the file; it is no WOPI token; 501 for other types")
     func fileShareURL() async throws {
         try await TestHost.run { host in
-            let doc = try await host.document()
-            var urls: Set<String> = []
-            for type in ["ReadOnly", "ReadWrite"] {
-                let response = try await host.fileShareURL(doc.id, token: doc.token, type: type)
-                expectStatus(response, 200, type)
-                let url = try #require(try response.json()["ShareUrl"]?.string)
-                #expect(url.hasPrefix(TestHost.publicURL + "/"))
-                #expect(url.contains(doc.id))
-                #expect(!url.contains(doc.token), "a share URL must not leak the caller's access token")
-                urls.insert(url)
-            }
-            #expect(urls.count == 2, "read-only and read-write share URLs should differ")
-            expectStatus(try await host.fileShareURL(doc.id, token: doc.token, type: "Anonymous"), 501)
-            expectStatus(try await host.fileShareURL(doc.id, token: doc.token, type: nil), 501)
+            let doc = try await host.document("Q4 & 'plan'.docx", Data("shared bytes".utf8))
+            let response = try await host.fileShareURL(doc.id, token: doc.token, type: "ReadOnly")
+            expectStatus(response, 200)
+            let url = try #require(try response.json()["ShareUrl"]?.string)
+            #expect(url.hasPrefix(TestHost.publicURL + "/share/"))
+            #expect(!url.contains(doc.token), "a share URL must not leak the caller's access token")
+            let page = try await host.send(url: url)
+            expectStatus(page, 200)
+            #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
+            let html = String(decoding: page.body, as: UTF8.self)
+            #expect(html.contains("Q4 &amp; &#39;plan&#39;.docx") && !html.contains("Q4 & 'plan'"), "the name is shown, escaped")
+            let download = try await host.send(url: url + "/content")
+            expectStatus(download, 200)
+            #expect(download.body == Data("shared bytes".utf8))
+            // The link's token opens the share page only, never a WOPI endpoint.
+            let linkToken = String(url.dropFirst((TestHost.publicURL + "/share/").count))
+            expectStatus(try await host.checkFileInfo(doc.id, token: linkToken), 401)
+            // Forged and expired links show nothing.
+            expectStatus(try await host.send(url: TestHost.publicURL + "/share/" + doc.token), 404)
+            host.clock.advance(by: 8 * 24 * 3600)
+            expectStatus(try await host.send(url: url), 404)
+            expectStatus(try await host.send(url: url + "/content"), 404)
+            let fresh = host.token(doc.user, .file(doc.file.id))
+            expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: "ReadWrite"), 501)
+            expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: "Anonymous"), 501)
+            expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: nil), 501)
         }
     }
 

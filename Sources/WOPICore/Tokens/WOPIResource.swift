@@ -10,13 +10,17 @@ public enum WOPIResource: Sendable, Hashable, CustomStringConvertible {
     case container(ResourceID)
     /// The ecosystem endpoint, `/wopi/ecosystem`, for the token's user.
     case ecosystem
+    /// A read-only share link to one file or container (GetShareUrl). Such a token opens the share
+    /// page and nothing else: it is never accepted by a WOPI endpoint.
+    case shareLink(ResourceID, isContainer: Bool)
 
-    /// A compact, unambiguous form used inside tokens: `f:<id>`, `c:<id>` or `e`.
+    /// A compact, unambiguous form used inside tokens: `f:<id>`, `c:<id>`, `e`, `sf:<id>` or `sc:<id>`.
     public var compactForm: String {
         switch self {
         case .file(let id): "f:\(id.rawValue)"
         case .container(let id): "c:\(id.rawValue)"
         case .ecosystem: "e"
+        case .shareLink(let id, let isContainer): "\(isContainer ? "sc" : "sf"):\(id.rawValue)"
         }
     }
 
@@ -28,6 +32,8 @@ public enum WOPIResource: Sendable, Hashable, CustomStringConvertible {
         switch parts[0] {
         case "f": self = .file(id)
         case "c": self = .container(id)
+        case "sf": self = .shareLink(id, isContainer: false)
+        case "sc": self = .shareLink(id, isContainer: true)
         default: return nil
         }
     }

@@ -50,9 +50,11 @@ struct CheckFileInfoResponse: Encodable {
 }
 
 /// The share URL kinds this host hands out (GetShareUrl.rst, `X-WOPI-UrlType`).
+///
+/// Only read-only links: the host has no per-user sharing permissions, so a `ReadWrite` link
+/// could not give anyone but the owner write access, and advertising it would be a false flag.
 enum ShareURLType: String, CaseIterable {
     case readOnly = "ReadOnly"
-    case readWrite = "ReadWrite"
 }
 
 /// A `{Name, Url}` pair: a child container, an ancestor, or a container pointer.

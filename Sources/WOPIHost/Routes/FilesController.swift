@@ -141,7 +141,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             try await backend.store.setUserInfo(info, for: user.id)
             return Response(status: .ok)
         case "GET_SHARE_URL":
-            return try shareURL(request, path: "files/\(file.id)")
+            return try shareURL(request, user: user.id, item: file.id, isContainer: false)
         default:
             throw WOPIError.notImplemented("unknown X-WOPI-Override '\(operation.prefix(64))'")
         }
@@ -265,13 +265,12 @@ struct FilesController<Context: RequestContext>: Sendable {
         return try WOPIJSON.response(["Name": WOPIBackend.split(renamed.name).stem])
     }
 
-    /// GetShareUrl for files and containers: the web front's page for the item.
-    func shareURL(_ request: Request, path: String) throws -> Response {
-        guard let type = try request.headers.single(.wopiUrlType), let kind = ShareURLType(rawValue: type) else {
-            throw WOPIError.notImplemented("unsupported X-WOPI-UrlType; supported: ReadOnly, ReadWrite")
+    /// GetShareUrl for files and containers: a signed, expiring read-only link to the item's share page.
+    func shareURL(_ request: Request, user: ResourceID, item id: ResourceID, isContainer: Bool) throws -> Response {
+        guard let type = try request.headers.single(.wopiUrlType), ShareURLType(rawValue: type) != nil else {
+            throw WOPIError.notImplemented("unsupported X-WOPI-UrlType; supported: ReadOnly")
         }
-        let mode = kind == .readOnly ? "view" : "edit"
-        return try WOPIJSON.response(["ShareUrl": "\(backend.configuration.publicURL.absoluteString)/\(path)?mode=\(mode)"])
+        return try WOPIJSON.response(["ShareUrl": backend.shareLink(user: user, item: id, isContainer: isContainer)])
     }
 }
 

@@ -67,16 +67,21 @@ final class WopiServer: @unchecked Sendable {
     /// The base URL, `http://127.0.0.1:<port>`.
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Stops the server: SIGTERM to its PID, SIGKILL if it has not exited after 10 seconds. Safe to call twice.
-    func stop() {
-        guard process.isRunning else { return }
+    /// Stops the server: `signal` (SIGTERM by default) to its PID, SIGKILL if it has not exited after
+    /// 10 seconds. Returns the exit status when it stopped by itself, `nil` when it had to be killed
+    /// or had already stopped. Safe to call twice.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM) -> Int32? {
+        guard process.isRunning else { return nil }
         let pid = process.processIdentifier
-        kill(pid, SIGTERM)
+        kill(pid, signal)
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if process.isRunning { kill(pid, SIGKILL) }
+        let killed = process.isRunning
+        if killed { kill(pid, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: logURL)
+        return killed || process.terminationReason != .exit ? nil : process.terminationStatus
     }
 
     deinit { stop() }

@@ -76,7 +76,7 @@ struct SignInPage: Sendable {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(HTMLText.escape(title)) · \(HTMLText.escape(brand))</title>
-            <style>\(Self.style)</style>
+            <style>\(HTMLPage.style)</style>
             </head>
             <body>
             <main>
@@ -97,28 +97,6 @@ struct SignInPage: Sendable {
 
     /// The page as a response with `status`, security headers, and `extraHeaders` (a CSRF cookie).
     func response(status: HTTPResponse.Status = .ok, extraHeaders: HTTPFields = [:]) -> Response {
-        var headers = extraHeaders
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"
-        headers[.xFrameOptions] = "DENY"
-        headers[.referrerPolicy] = "no-referrer"
-        headers[.xContentTypeOptions] = "nosniff"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+        HTMLPage(html: html).response(status: status, extraHeaders: extraHeaders)
     }
-
-    private static let style = """
-        *{box-sizing:border-box}body{margin:0;font:17px/1.4 -apple-system,system-ui,"PingFang SC","Noto Sans CJK SC",sans-serif;\
-        background:#f2f2f7;color:#1c1c1e}main{max-width:420px;margin:0 auto;padding:24px 16px}h1{font-size:24px;margin:8px 0 20px}\
-        label{display:block;margin:14px 0 6px;font-weight:600}input[type=text],input[type=password]{width:100%;font-size:17px;\
-        padding:12px;border:1px solid #c7c7cc;border-radius:10px;background:#fff}button{width:100%;margin-top:22px;padding:14px;\
-        font-size:17px;font-weight:600;border:0;border-radius:10px;background:#0a64d8;color:#fff}.buttons{display:flex;gap:12px}\
-        .buttons button{flex:1}button.secondary{background:#e5e5ea;color:#1c1c1e}.error{color:#b00020;background:#fdecee;\
-        padding:10px 12px;border-radius:10px}.muted{color:#6c6c70;font-size:15px}
-        """
-}
-
-extension HTTPField.Name {
-    static let xFrameOptions = Self("X-Frame-Options")!
-    static let referrerPolicy = Self("Referrer-Policy")!
 }

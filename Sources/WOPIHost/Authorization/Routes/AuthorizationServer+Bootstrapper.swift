@@ -62,6 +62,7 @@ extension AuthorizationServer {
             case .file(let id): _ = try await backend.file(id, for: user)
             case .container(let id): _ = try await backend.container(id, for: user)
             case .ecosystem: break
+            case .shareLink: throw WOPIError.notFound("X-WOPI-WopiSrc names no WOPI resource")
             }
             // The WOPI token may not outlive the OAuth token that asked for it.
             let (wopiToken, claims) = backend.issueToken(user: user.id, resource: resource, notAfter: token.expiresAt)

@@ -1,0 +1,47 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `wopi serve` as a new user meets it: the first run on an empty folder, and stopping it.
+@Suite(.serialized) struct ServeCLITests {
+    @Test("an empty data folder gets the demo user and three real Office documents; a second run adds nothing; SIGINT and SIGTERM stop cleanly",
+          .timeLimit(.minutes(3)))
+    func firstRun() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-first-run-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+
+        let server = try WopiServer.start(data: data)
+        let log = server.log
+        #expect(log.contains("user: demo"), "welcome text: \(log)")
+        let password = try #require(log.firstMatch(of: /password: (\S+)/)?.1, "the generated password is shown once")
+        #expect(password.count >= 12)
+        let ids = log.matches(of: /\S.*\.(docx|xlsx|pptx) +id ([0-9a-f]{32})/).map { (String($0.1), String($0.2)) }
+        #expect(Set(ids.map(\.0)) == ["docx", "xlsx", "pptx"], "one sample of each kind: \(log)")
+
+        for (kind, id) in ids {
+            let minted = try WopiProcess.run(["token", "--user", "demo", "--file", id, "--data", data.path])
+            #expect(minted.exitCode == 0, "\(minted.stderr)")
+            let object = try JSONSerialization.jsonObject(with: Data(minted.stdout.utf8)) as? [String: Any]
+            let token = try #require(object?["access_token"] as? String)
+            let source = try #require(object?["wopi_src"] as? String)
+            #expect(source == "\(server.baseURL)/wopi/files/\(id)", "wopi_src uses the URL the server runs under")
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(source)/contents?access_token=\(token)"), timeout: .seconds(30))
+            #expect(response.status.code == 200)
+            let body = try await response.body.collect(upTo: 8 << 20)
+            #expect(body.readableBytesView.starts(with: [0x50, 0x4B, 0x03, 0x04]), "the .\(kind) sample is a ZIP package (OOXML)")
+        }
+        #expect(server.stop(signal: SIGINT) == 0, "SIGINT stops the server with exit status 0")
+
+        let again = try WopiServer.start(data: data)
+        #expect(!again.log.contains("Created the demo user"), "a data folder with users is left as it is")
+        let users = try WopiProcess.run(["users", "list", "--data", data.path])
+        #expect(users.stdout.split(separator: "\n").count == 1)
+        #expect(again.stop(signal: SIGTERM) == 0, "SIGTERM stops the server with exit status 0")
+    }
+}
