@@ -185,6 +185,29 @@ import Testing
         #expect(after.lock == "")
     }
 
+    @Test("the issue's minimal form works when the host and the simulator share WOPI_OFFICE_CLIENT_ID / _SECRET",
+          .timeLimit(.minutes(5)))
+    func minimalFormWithSharedEnvironment() async throws {
+        let fixture = try Self.makeFixture(mode: "edit")
+        defer { fixture.stop() }
+        let before = try await Self.stored(fixture)
+        let environment = ["WOPI_OFFICE_CLIENT_ID": Self.clientID, "WOPI_OFFICE_CLIENT_SECRET": Self.clientSecret]
+        let run = try WopiProcess.run(["simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper,
+                                       "--username", Self.username, "--password", Self.password],
+                                      environment: environment, timeout: 180)
+        #expect(run.exitCode == 0, "simulate failed:\n\(run.stdout)\n\(run.stderr)")
+        try Self.checkPassback(try #require(Self.lines(run.stdout).last), fixture)
+        #expect(try await Self.stored(fixture).version != before.version)
+
+        // Without the shared registration the token exchange is refused, and the simulator says where.
+        let mismatched = try WopiProcess.run(["simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper,
+                                              "--username", Self.username, "--password", Self.password],
+                                             environment: ["WOPI_OFFICE_CLIENT_ID": Self.clientID, "WOPI_OFFICE_CLIENT_SECRET": "wrong"],
+                                             timeout: 180)
+        #expect(mismatched.exitCode == 1)
+        #expect(mismatched.stderr.contains("Token exchange"), "names the failing step: \(mismatched.stderr)")
+    }
+
     @Test("view mode takes no lock and writes nothing; --json prints one object per step", .timeLimit(.minutes(5)))
     func viewMode() async throws {
         let fixture = try Self.makeFixture(mode: "view")

@@ -62,14 +62,29 @@ struct SimulateCommand: AsyncParsableCommand {
         valueName: "file"))
     var replaceWith: String?
 
-    @Option(name: .customLong("client-id"), help: "The client_id Office is registered with at your OAuth server.")
-    var clientID: String = OfficeClientRegistration.defaultClientID
+    @Option(name: .customLong("client-id"), help: ArgumentHelp(
+        "The client_id Office is registered with at your OAuth server. Default: $WOPI_OFFICE_CLIENT_ID, the variable `wopi serve` reads, else \(OfficeClientRegistration.defaultClientID).",
+        valueName: "id"))
+    var clientID: String?
 
-    @Option(name: .customLong("client-secret"), help: "The client_secret Office presents at your token endpoint.")
-    var clientSecret: String = OfficeClientRegistration.defaultClientSecret
+    @Option(name: .customLong("client-secret"), help: ArgumentHelp(
+        "The client_secret Office presents at your token endpoint. Default: $WOPI_OFFICE_CLIENT_SECRET, else \(OfficeClientRegistration.defaultClientSecret).",
+        valueName: "secret"))
+    var clientSecret: String?
 
-    @Option(name: .customLong("redirect-uri"), help: "The redirect_uri of the web sign-in; the final 302 must point here.")
-    var redirectURI: String = OfficeClientRegistration.defaultRedirectURI
+    @Option(name: .customLong("redirect-uri"), help: ArgumentHelp(
+        "The redirect_uri of the web sign-in; the final 302 must point here. Default: $WOPI_OFFICE_REDIRECT_URI, else \(OfficeClientRegistration.defaultRedirectURI).",
+        valueName: "uri"))
+    var redirectURI: String?
+
+    /// Office's registration: options first, then the environment variables `wopi serve` reads, so one
+    /// environment configures both sides, then the documented defaults.
+    private var registration: (clientID: String, clientSecret: String, redirectURI: String) {
+        let environment = ProcessInfo.processInfo.environment
+        return (clientID ?? environment["WOPI_OFFICE_CLIENT_ID"] ?? OfficeClientRegistration.defaultClientID,
+                clientSecret ?? environment["WOPI_OFFICE_CLIENT_SECRET"] ?? OfficeClientRegistration.defaultClientSecret,
+                redirectURI ?? environment["WOPI_OFFICE_REDIRECT_URI"] ?? OfficeClientRegistration.defaultRedirectURI)
+    }
 
     @Flag(help: "Print one JSON object per step instead of text lines.")
     var json = false
@@ -92,8 +107,8 @@ struct SimulateCommand: AsyncParsableCommand {
         if let path = replaceWith, !FileManager.default.isReadableFile(atPath: path) {
             throw ValidationError("--replace-with '\(path)' is not a readable file")
         }
-        guard let redirect = URL(string: redirectURI), redirect.scheme != nil, redirect.host != nil else {
-            throw ValidationError("--redirect-uri '\(redirectURI)' is not an absolute URL")
+        guard let redirect = URL(string: registration.redirectURI), redirect.scheme != nil, redirect.host != nil else {
+            throw ValidationError("--redirect-uri '\(registration.redirectURI)' is not an absolute URL")
         }
     }
 
@@ -108,7 +123,8 @@ struct SimulateCommand: AsyncParsableCommand {
             invokeURI: try invokeURI(), bootstrapperURL: try bootstrapperURL(),
             webCredentials: username.flatMap { user in password.map { SimulationOptions.WebCredentials(username: user, password: $0) } },
             installedApp: appSigninCommand.map { ShellAppSignInLauncher(command: $0) },
-            registration: OfficeClientRegistration(clientID: clientID, clientSecret: clientSecret, redirectURI: redirectURI),
+            registration: OfficeClientRegistration(clientID: registration.clientID, clientSecret: registration.clientSecret,
+                                                   redirectURI: registration.redirectURI),
             replacementContent: replacement)
         let json = self.json
         let outcome: Result<SimulationResult, SimulationFailure> = try await HTTPClientSimulatorTransport.withTransport { transport in
