@@ -80,6 +80,7 @@ let package = Package(
             dependencies: [
                 "OfficeURLScheme",
                 "WOPICore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
