@@ -175,6 +175,12 @@ struct FileOperationTests {
             expectStatus(try await host.send(url: url), 404)
             expectStatus(try await host.send(url: url + "/content"), 404)
             let fresh = host.token(doc.user, .file(doc.file.id))
+            // A link never outlives the access token that asked for it.
+            let shortLived = host.token(doc.user, .file(doc.file.id), notAfter: host.clock.now().addingTimeInterval(3600))
+            let bounded = try #require(try await host.fileShareURL(doc.id, token: shortLived, type: "ReadOnly").json()["ShareUrl"]?.string)
+            expectStatus(try await host.send(url: bounded), 200)
+            host.clock.advance(by: 3601)
+            expectStatus(try await host.send(url: bounded), 404)
             expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: "ReadWrite"), 501)
             expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: "Anonymous"), 501)
             expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: nil), 501)

@@ -84,6 +84,16 @@ struct ProofKeyHTTPTests {
         }
     }
 
+    @Test("another spelling of a /wopi path does not skip the check")
+    func doubleSlash() async throws {
+        try await withSignedHost { host, _, _, id, token in
+            for path in ["/" + TestHost.filePath(id), TestHost.filePath(id) + "/", "/" + TestHost.filePath(id) + "/contents"] {
+                let response = try await host.send(.GET, path, token: token)
+                #expect(response.status == 500, "\(path) answered \(response.status) without a proof")
+            }
+        }
+    }
+
     @Test("endpoints outside /wopi are not checked")
     func healthIsOpen() async throws {
         try await withSignedHost { host, _, _, _, _ in

@@ -1,4 +1,7 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Testing
 
 /// Issue 6: nothing secret — tokens, codes, passwords, client secrets — appears in the host's log.
@@ -24,11 +27,26 @@ import Testing
                                                                   "--data", fixture.data.path]), "token")
         let token = try #require(minted["access_token"] as? String)
         _ = try await RoundTripTests.stored(fixture)
+        // A share link's path is its token: open one and its download.
+        var share = HTTPClientRequest(url: "\(fixture.wopiSrc)?access_token=\(token)")
+        share.method = .POST
+        share.headers.add(name: "X-WOPI-Override", value: "GET_SHARE_URL")
+        share.headers.add(name: "X-WOPI-UrlType", value: "ReadOnly")
+        let shareAnswer = try await HTTPClient.shared.execute(share, timeout: .seconds(30))
+        let shareJSON = try JSONSerialization.jsonObject(with: Data(try await shareAnswer.body.collect(upTo: 1 << 16).readableBytesView)) as? [String: Any]
+        let shareURL = try #require(shareJSON?["ShareUrl"] as? String)
+        let shareToken = String(try #require(shareURL.split(separator: "/").last))
+        for url in [shareURL, shareURL + "/content"] {
+            let opened = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+            #expect(opened.status.code == 200)
+            _ = try await opened.body.collect(upTo: 1 << 20)
+        }
 
         let log = fixture.server.log
         #expect(log.contains("/wopi/files/\(fixture.fileID)"), "the log has the requests (it is the right log)")
         #expect(log.contains("/oauth2/token"))
-        for secret in [RoundTripTests.password, RoundTripTests.clientSecret, token] {
+        #expect(log.contains("/share/<token>"), "share requests are logged, redacted")
+        for secret in [RoundTripTests.password, RoundTripTests.clientSecret, token, shareToken] {
             #expect(!log.contains(secret), "a secret appears in the log")
         }
         // Shapes of secrets whose values the test cannot know: WOPI tokens, bearer headers, OAuth parameters.

@@ -27,6 +27,7 @@ public struct AuthorizationServer: Sendable {
 
     let clients: [OAuthClient]
     let throttle: SignInThrottle
+    let passwords = PasswordChecker()
     /// Verified against when a sign-in name is unknown, so that a wrong name costs as much time as a wrong password.
     let decoyPasswordHash: PasswordHash
 

@@ -22,12 +22,21 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
+    /// The path with any secret in it replaced: a share link's path segment is its bearer token.
+    static func loggablePath(_ path: String) -> String {
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if let share = segments.firstIndex(of: "share"), segments.indices.contains(share + 1) {
+            segments[share + 1] = "<token>"
+        }
+        return segments.joined(separator: "/")
+    }
+
     private func log(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, reason: String? = nil) {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
         var metadata: Logger.Metadata = ["status": "\(status)", "ms": "\(String(format: "%.1f", milliseconds))"]
         if let override = request.headers[.wopiOverride] { metadata["override"] = "\(override.prefix(32))" }
         if let reason { metadata["reason"] = "\(reason)" }
-        context.logger.info("\(request.method) \(request.uri.path)", metadata: metadata)
+        context.logger.info("\(request.method) \(Self.loggablePath(request.uri.path))", metadata: metadata)
     }
 }

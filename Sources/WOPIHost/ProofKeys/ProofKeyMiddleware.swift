@@ -15,7 +15,8 @@ struct ProofKeyMiddleware<Context: RequestContext>: RouterMiddleware {
     let now: @Sendable () -> Date
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.uri.path.hasPrefix("/wopi/") else { return try await next(request, context) }
+        // No path test here: the middleware is mounted on the /wopi group, and the router also routes
+        // spellings such as `//wopi/files/…` there, which a prefix test would let through unchecked.
         let token = request.uri.queryParameters.get("access_token") ?? ""
         let url = publicURL.absoluteString + request.uri.description
         let check = { (keys: ProofKeyPair) in

@@ -83,7 +83,7 @@ struct ContainersController<Context: RequestContext>: Sendable {
             let renamed = try await mapStoreErrors { try await backend.store.renameContainer(container.id, to: name) }
             return try WOPIJSON.response(["Name": renamed.name])
         case "GET_SHARE_URL":
-            return try FilesController<Context>(backend: backend).shareURL(request, user: claims.userID, item: container.id, isContainer: true)
+            return try FilesController<Context>(backend: backend).shareURL(request, claims: claims, item: container.id, isContainer: true)
         default:
             throw WOPIError.notImplemented("unknown X-WOPI-Override '\(operation.prefix(64))'")
         }

@@ -141,7 +141,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             try await backend.store.setUserInfo(info, for: user.id)
             return Response(status: .ok)
         case "GET_SHARE_URL":
-            return try shareURL(request, user: user.id, item: file.id, isContainer: false)
+            return try shareURL(request, claims: claims, item: file.id, isContainer: false)
         default:
             throw WOPIError.notImplemented("unknown X-WOPI-Override '\(operation.prefix(64))'")
         }
@@ -266,11 +266,14 @@ struct FilesController<Context: RequestContext>: Sendable {
     }
 
     /// GetShareUrl for files and containers: a signed, expiring read-only link to the item's share page.
-    func shareURL(_ request: Request, user: ResourceID, item id: ResourceID, isContainer: Bool) throws -> Response {
+    /// The link expires with the access token that asked for it, at the latest: a short-lived token
+    /// must not mint a longer-lived capability.
+    func shareURL(_ request: Request, claims: AccessTokenClaims, item id: ResourceID, isContainer: Bool) throws -> Response {
         guard let type = try request.headers.single(.wopiUrlType), ShareURLType(rawValue: type) != nil else {
             throw WOPIError.notImplemented("unsupported X-WOPI-UrlType; supported: ReadOnly")
         }
-        return try WOPIJSON.response(["ShareUrl": backend.shareLink(user: user, item: id, isContainer: isContainer)])
+        return try WOPIJSON.response(["ShareUrl": backend.shareLink(user: claims.userID, item: id, isContainer: isContainer,
+                                                                     notAfter: claims.expiresAt)])
     }
 }
 

@@ -66,9 +66,11 @@ extension AuthorizationServer {
             return signInPage(authorization, language: language, csrf: csrf, username: username,
                               error: HTMLUnescaped.fill(strings.tooManyAttempts, minutes), status: .tooManyRequests, extra: headers)
         }
-        let user = username.isEmpty ? nil : try await backend.store.user(named: username)
-        // Verify even for an unknown name, so timing does not tell which names exist.
-        let verified = (user?.passwordHash ?? decoyPasswordHash).verify(password) && user != nil
+        // No account has an empty or over-long name (`wopi users add` allows 1 to 64 characters): skip the lookup.
+        let user = (1...64).contains(username.count) ? try await backend.store.user(named: username) : nil
+        // Verify even for an unknown name, so timing does not tell which names exist; scrypt never sees more than 1 KiB.
+        let matches = await passwords.verify(String(password.utf8.prefix(1024)) ?? "", against: user?.passwordHash ?? decoyPasswordHash)
+        let verified = matches && user != nil
         guard verified, let user else {
             await throttle.recordFailure(key, now: now)
             return signInPage(authorization, language: language, csrf: csrf, username: username, error: strings.wrongCredentials,

@@ -15,9 +15,13 @@ actor SignInThrottle {
         window = policy.failureWindow
     }
 
-    /// The key for a user name and an address (when the request context knows one).
+    /// The most names and addresses remembered at once; beyond it the stalest are forgotten first.
+    static let capacity = 10_000
+
+    /// The key for a user name and an address (when the request context knows one). Names are cut
+    /// to 64 characters, the longest a user can have, so a key's size is bounded.
     static func key(username: String, address: String?) -> String {
-        "\(username.lowercased())|\(address ?? "-")"
+        "\(username.lowercased().prefix(64))|\(address ?? "-")"
     }
 
     /// Seconds to wait before trying again, or `nil` when an attempt is allowed now.
@@ -32,7 +36,13 @@ actor SignInThrottle {
         var recent = prune(key, now: now)
         recent.append(now)
         failures[key] = recent
-        if failures.count > 10_000 { failures = failures.filter { $0.value.contains { now.timeIntervalSince($0) < window } } }
+        if failures.count > Self.capacity {
+            failures = failures.filter { $0.value.contains { now.timeIntervalSince($0) < window } }
+            if failures.count > Self.capacity {
+                let stalest = failures.sorted { ($0.value.last ?? .distantPast) < ($1.value.last ?? .distantPast) }
+                for (key, _) in stalest.prefix(failures.count - Self.capacity) { failures[key] = nil }
+            }
+        }
     }
 
     /// Forgets the failures after a successful sign-in.
