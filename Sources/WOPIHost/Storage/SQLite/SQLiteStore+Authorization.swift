@@ -24,14 +24,8 @@ extension SQLiteStore: AuthorizationStore {
     }
 
     public func redeemAuthorizationCode(digest: SecretDigest, issuing tokens: [OAuthTokenRecord], now: Date) async throws -> Bool {
-        try await pool.write { db in
-            // Compare-and-set inside the write transaction: of two concurrent redemptions exactly one wins.
-            try db.execute(sql: "UPDATE oauth_codes SET redeemed_at = ? WHERE digest = ? AND redeemed_at IS NULL",
-                           arguments: [now.timeIntervalSince1970, digest.hex])
-            guard db.changesCount == 1 else { return false }
-            for token in tokens { try Self.insert(token, db) }
-            return true
-        }
+        try await consume(sql: "UPDATE oauth_codes SET redeemed_at = ? WHERE digest = ? AND redeemed_at IS NULL",
+                          arguments: [now.timeIntervalSince1970, digest.hex], issuing: tokens)
     }
 
     public func oauthToken(digest: SecretDigest) async throws -> OAuthTokenRecord? {
@@ -41,9 +35,15 @@ extension SQLiteStore: AuthorizationStore {
     }
 
     public func rotateRefreshToken(digest: SecretDigest, issuing tokens: [OAuthTokenRecord], now: Date) async throws -> Bool {
+        try await consume(sql: "UPDATE oauth_tokens SET revoked_at = ? WHERE digest = ? AND kind = 'refresh' AND revoked_at IS NULL",
+                          arguments: [now.timeIntervalSince1970, digest.hex], issuing: tokens)
+    }
+
+    /// Uses up a one-time credential (a code, a refresh token) and stores what it buys, in one write
+    /// transaction: `sql` must mark exactly one still-unused row, so of two concurrent uses exactly one wins.
+    private func consume(sql: String, arguments: StatementArguments, issuing tokens: [OAuthTokenRecord]) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE oauth_tokens SET revoked_at = ? WHERE digest = ? AND kind = 'refresh' AND revoked_at IS NULL",
-                           arguments: [now.timeIntervalSince1970, digest.hex])
+            try db.execute(sql: sql, arguments: arguments)
             guard db.changesCount == 1 else { return false }
             for token in tokens { try Self.insert(token, db) }
             return true
