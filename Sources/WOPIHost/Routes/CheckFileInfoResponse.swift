@@ -74,15 +74,26 @@ struct ChildFile: Encodable {
 
 /// The CheckContainerInfo body (docs/rest/src/containers/CheckContainerInfo.rst).
 struct ContainerInfo: Encodable {
+    /// This host has no education or business licensing; both values are the same for every
+    /// container and file, which keeps CheckFileInfo equal to its parent container as iOS requires.
+    static let isEduUser = false
+    static let licenseCheckForEditIsEnabled = false
+
     var name: String
     var isAnonymousUser = false
-    var isEduUser: Bool
-    var licenseCheckForEditIsEnabled: Bool
+    var isEduUser = ContainerInfo.isEduUser
+    var licenseCheckForEditIsEnabled = ContainerInfo.licenseCheckForEditIsEnabled
     var userCanCreateChildContainer = true
     var userCanCreateChildFile = true
     var userCanDelete: Bool
-    var userCanRename: Bool
+    var userCanRename = true
     var supportedShareUrlTypes = ShareURLType.allCases.map(\.rawValue)
+
+    /// The info of `container`. A user's root cannot be deleted (every file must keep a home), but it can be renamed.
+    init(_ container: ContainerRecord) {
+        name = container.name
+        userCanDelete = container.parentID != nil
+    }
 }
 
 /// CreateChildContainer's and GetRootContainer's answer.

@@ -6,11 +6,6 @@ import WOPICore
 struct ContainersController<Context: RequestContext>: Sendable {
     let backend: WOPIBackend
 
-    /// This host has no education or business licensing; both values are the same for every
-    /// container and file, which keeps CheckFileInfo equal to its parent container as iOS requires.
-    static var isEduUser: Bool { false }
-    static var licenseCheckForEditIsEnabled: Bool { false }
-
     func addRoutes(to group: RouterGroup<Context>) {
         group.get("containers/:id", use: checkContainerInfo)
         group.get("containers/:id/children", use: enumerateChildren)
@@ -25,15 +20,10 @@ struct ContainersController<Context: RequestContext>: Sendable {
         return (try await backend.container(id, for: user), claims)
     }
 
-    static func info(_ container: ContainerRecord) -> ContainerInfo {
-        // A user's root cannot be deleted (every file must keep a home), but it can be renamed.
-        ContainerInfo(name: container.name, isEduUser: isEduUser, licenseCheckForEditIsEnabled: licenseCheckForEditIsEnabled,
-                      userCanDelete: container.parentID != nil, userCanRename: true)
-    }
 
     @Sendable func checkContainerInfo(_ request: Request, context: Context) async throws -> Response {
         let (container, _) = try await resolve(request, context)
-        return try WOPIJSON.response(Self.info(container))
+        return try WOPIJSON.response(ContainerInfo(container))
     }
 
     @Sendable func enumerateChildren(_ request: Request, context: Context) async throws -> Response {
@@ -91,57 +81,29 @@ struct ContainersController<Context: RequestContext>: Sendable {
 
     private func createChildContainer(_ parent: ContainerRecord, _ claims: AccessTokenClaims, _ request: Request) async throws -> Response {
         let name: String
-        switch (try request.headers.single(.wopiSuggestedTarget), try request.headers.single(.wopiRelativeTarget)) {
-        case (let suggested?, nil):
-            name = try await backend.unusedContainerName(like: NameRules.sanitized(try NameRules.decodeHeader(suggested)), in: parent.id)
-        case (nil, let relative?):
-            name = try NameRules.decodeHeader(relative)
-            if let problem = NameRules.problem(with: name) {
+        switch try RequestedTarget(request, operation: "CreateChildContainer") {
+        case .suggested(let proposed):
+            name = try await backend.unusedContainerName(like: NameRules.sanitized(proposed), in: parent.id)
+        case .exact(let exact):
+            if let problem = NameRules.problem(with: exact) {
                 var headers = HTTPFields()
                 headers[.wopiInvalidContainerNameError] = problem
                 throw WOPIError(.badRequest, problem, headers: headers)
             }
-        case (nil, nil): throw WOPIError.badRequest("CreateChildContainer needs X-WOPI-SuggestedTarget or X-WOPI-RelativeTarget")
-        case (_?, _?): throw WOPIError.notImplemented("X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget are mutually exclusive")
+            name = exact
         }
         let created = try await mapStoreErrors { try await backend.store.createContainer(named: name, in: parent.id) }
         return try WOPIJSON.response(ContainerPointerResponse(containerPointer: NamedURL(name: created.name, url: backend.url(.container(created.id), for: claims)),
-                                             containerInfo: Self.info(created)))
+                                                              containerInfo: ContainerInfo(created)))
     }
 
     private func createChildFile(_ parent: ContainerRecord, _ claims: AccessTokenClaims, _ request: Request) async throws -> Response {
         let files = FilesController<Context>(backend: backend)
-        let name: String
-        var overwrite = false
-        switch (try request.headers.single(.wopiSuggestedTarget), try request.headers.single(.wopiRelativeTarget)) {
-        case (let suggested?, nil):
-            var proposed = try NameRules.decodeHeader(suggested)
-            if proposed.hasPrefix(".") { proposed = "New document" + proposed }
-            name = try await backend.unusedFileName(like: NameRules.sanitized(proposed), in: parent.id)
-        case (nil, let relative?):
-            name = try NameRules.decodeHeader(relative)
-            if let problem = NameRules.fileNameProblem(name) {
-                var headers = HTTPFields()
-                headers[.wopiInvalidFileNameError] = problem
-                throw WOPIError(.badRequest, problem, headers: headers)
-            }
-            overwrite = try request.headers.single(.wopiOverwriteRelativeTarget)?.lowercased() == "true"
-            if let existing = try await backend.store.file(named: name, in: parent.id) {
-                guard overwrite else {
-                    var headers = HTTPFields()
-                    headers[.wopiValidRelativeTarget] = UTF7.encode(try await backend.unusedFileName(like: name, in: parent.id))
-                    throw WOPIError(.conflict, "a file named '\(name)' already exists", headers: headers)
-                }
-                if let held = existing.activeLock(at: backend.configuration.now()) {
-                    throw WOPIError.lockConflict(currentLock: held.value, reason: "the target file is locked")
-                }
-            }
-        case (nil, nil): throw WOPIError.badRequest("CreateChildFile needs X-WOPI-SuggestedTarget or X-WOPI-RelativeTarget")
-        case (_?, _?): throw WOPIError.notImplemented("X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget are mutually exclusive")
-        }
+        let target = try RequestedTarget(request, operation: "CreateChildFile")
+        let (name, overwrite) = try await files.fileName(for: target, overwrite: request, in: parent.id, stemForExtension: "New document")
         // CreateChildFile.rst: the new file is empty; the client writes it with PutFile.
         let created = try await files.createFile(named: name, in: parent.id, body: RequestBody(buffer: ByteBuffer()),
-                                                 replacing: overwrite, retryWithNewName: !overwrite)
+                                                 replacing: overwrite, retryWithNewName: target.isSuggested)
         return try WOPIJSON.response(NewFileResponse(name: created.name, url: backend.url(.file(created.id), for: claims)))
     }
 }

@@ -19,6 +19,6 @@ struct EcosystemController<Context: RequestContext>: Sendable {
         let (claims, user) = try await backend.authorize(request, .ecosystem)
         let root = try await backend.container(user.rootContainerID, for: user)
         return try WOPIJSON.response(ContainerPointerResponse(containerPointer: NamedURL(name: root.name, url: backend.url(.container(root.id), for: claims)),
-                                             containerInfo: ContainersController<Context>.info(root)))
+                                             containerInfo: ContainerInfo(root)))
     }
 }

@@ -35,7 +35,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             version: file.versionString, fileExtension: file.fileExtension, lastModifiedTime: file.modifiedAt.wopiTimestamp,
             SHA256: file.sha256, fileUrl: "\(backend.wopiSrc(.file(file.id)))/contents?access_token=\(token)",
             userFriendlyName: user.displayName, userInfo: user.userInfo,
-            isEduUser: ContainersController<Context>.isEduUser, licenseCheckForEditIsEnabled: ContainersController<Context>.licenseCheckForEditIsEnabled,
+            isEduUser: ContainerInfo.isEduUser, licenseCheckForEditIsEnabled: ContainerInfo.licenseCheckForEditIsEnabled,
             userCanWrite: true, userCanRename: true, userCanNotWriteRelative: false, readOnly: false,
             breadcrumbBrandName: backend.configuration.brandName, breadcrumbFolderName: folder?.name ?? "")
         return try WOPIJSON.response(response)
@@ -185,41 +185,46 @@ struct FilesController<Context: RequestContext>: Sendable {
     // MARK: PutRelativeFile
 
     private func putRelativeFile(_ file: FileRecord, _ claims: AccessTokenClaims, _ request: Request) async throws -> Response {
-        let suggested = try request.headers.single(.wopiSuggestedTarget)
-        let relative = try request.headers.single(.wopiRelativeTarget)
-        let name: String
-        var overwrite = false
-        switch (suggested, relative) {
-        case (let suggested?, nil):
-            var proposed = try NameRules.decodeHeader(suggested)
-            if proposed.hasPrefix(".") { proposed = WOPIBackend.split(file.name).stem + proposed }
-            name = try await backend.unusedFileName(like: NameRules.sanitized(proposed), in: file.containerID)
-        case (nil, let relative?):
-            let exact = try NameRules.decodeHeader(relative)
-            if let problem = NameRules.fileNameProblem(exact) {
+        let target = try RequestedTarget(request, operation: "PutRelativeFile")
+        let (name, overwrite) = try await fileName(for: target, overwrite: request, in: file.containerID,
+                                                   stemForExtension: WOPIBackend.split(file.name).stem)
+        let created = try await createFile(named: name, in: file.containerID, body: request.body, replacing: overwrite,
+                                           retryWithNewName: target.isSuggested)
+        return try WOPIJSON.response(NewFileResponse(name: created.name, url: backend.url(.file(created.id), for: claims)))
+    }
+
+    /// The name a new file gets in `containerID`, and whether it replaces an existing file.
+    ///
+    /// Suggested mode never fails: the name is completed (an extension alone takes `stemForExtension`),
+    /// sanitized and made unique. Specific mode is checked before any body is read: 400 for an illegal
+    /// name, 409 with `X-WOPI-ValidRelativeTarget` when it is taken and `X-WOPI-OverwriteRelativeTarget`
+    /// is not `true`, 409 with the current lock when the file to overwrite is locked.
+    func fileName(for target: RequestedTarget, overwrite request: Request, in containerID: ResourceID,
+                  stemForExtension: String) async throws -> (name: String, overwrite: Bool) {
+        switch target {
+        case .suggested(var proposed):
+            if proposed.hasPrefix(".") { proposed = stemForExtension + proposed }
+            return (try await backend.unusedFileName(like: NameRules.sanitized(proposed), in: containerID), false)
+        case .exact(let name):
+            if let problem = NameRules.fileNameProblem(name) {
                 var headers = HTTPFields()
-                headers[.wopiValidRelativeTarget] = UTF7.encode(try await backend.unusedFileName(like: NameRules.sanitized(exact), in: file.containerID))
+                headers[.wopiInvalidFileNameError] = problem
+                headers[.wopiValidRelativeTarget] = UTF7.encode(try await backend.unusedFileName(like: NameRules.sanitized(name), in: containerID))
                 throw WOPIError(.badRequest, problem, headers: headers)
             }
-            overwrite = try request.headers.single(.wopiOverwriteRelativeTarget)?.lowercased() == "true"
-            if !overwrite, try await backend.store.file(named: exact, in: file.containerID) != nil {
-                var headers = HTTPFields()
-                headers[.wopiValidRelativeTarget] = UTF7.encode(try await backend.unusedFileName(like: exact, in: file.containerID))
-                throw WOPIError(.conflict, "a file named '\(exact)' already exists", headers: headers)
+            let overwrite = try request.headers.single(.wopiOverwriteRelativeTarget)?.lowercased() == "true"
+            if let existing = try await backend.store.file(named: name, in: containerID) {
+                guard overwrite else {
+                    var headers = HTTPFields()
+                    headers[.wopiValidRelativeTarget] = UTF7.encode(try await backend.unusedFileName(like: name, in: containerID))
+                    throw WOPIError(.conflict, "a file named '\(name)' already exists", headers: headers)
+                }
+                if let held = existing.activeLock(at: backend.configuration.now()) {
+                    throw WOPIError.lockConflict(currentLock: held.value, reason: "the target file is locked")
+                }
             }
-            name = exact
-        case (nil, nil):
-            throw WOPIError.badRequest("PutRelativeFile needs X-WOPI-SuggestedTarget or X-WOPI-RelativeTarget")
-        case (_?, _?):
-            throw WOPIError.notImplemented("X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget are mutually exclusive")
+            return (name, overwrite)
         }
-        if overwrite, let existing = try await backend.store.file(named: name, in: file.containerID),
-           let held = existing.activeLock(at: backend.configuration.now()) {
-            throw WOPIError.lockConflict(currentLock: held.value, reason: "the target file is locked")
-        }
-        let created = try await createFile(named: name, in: file.containerID, body: request.body, replacing: overwrite,
-                                           retryWithNewName: suggested != nil)
-        return try WOPIJSON.response(NewFileResponse(name: created.name, url: backend.url(.file(created.id), for: claims)))
     }
 
     /// Stores a body and records it as a new file; in suggested mode a name taken meanwhile gets a new suffix.

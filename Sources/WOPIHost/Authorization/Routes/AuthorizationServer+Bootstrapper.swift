@@ -53,7 +53,7 @@ extension AuthorizationServer {
             let pointer = NamedURL(name: root.name, url: "\(backend.wopiSrc(.container(root.id)))?access_token=\(wopiToken)")
             return try WOPIJSON.response(RootContainerResponse(
                 bootstrap: info(for: user, token: token),
-                rootContainerInfo: ContainerPointerResponse(containerPointer: pointer, containerInfo: ContainersController<WOPIRequestContext>.info(root))))
+                rootContainerInfo: ContainerPointerResponse(containerPointer: pointer, containerInfo: ContainerInfo(root))))
         case "GET_NEW_ACCESS_TOKEN":
             guard let source = try request.headers.single(.wopiWopiSrc), let resource = resource(named: source) else {
                 throw WOPIError.notFound("X-WOPI-WopiSrc is missing or names no resource of this host")
