@@ -32,18 +32,16 @@ public struct DataFolder: Sendable {
     public func importFile(at path: URL, as name: String, into containerID: ResourceID, maximumSize: Int64) async throws -> FileRecord {
         let handle = try FileHandle(forReadingFrom: path)
         defer { try? handle.close() }
-        let blob = try await blobs.write(FileChunks(handle: handle), maximumSize: maximumSize)
-        do {
-            return try await store.createFile(named: WOPIName.sanitized(name).rawValue, in: containerID, blob: blob, replacing: false, now: Date()).file
-        } catch {
-            try? await blobs.delete(blob.key)
-            throw error
-        }
+        return try await record(try await blobs.write(FileChunks(handle: handle), maximumSize: maximumSize), as: name, into: containerID)
     }
 
     /// Stores bytes as a new file in a user's container, with a sanitized name.
     public func importFile(data: Data, as name: String, into containerID: ResourceID) async throws -> FileRecord {
-        let blob = try await blobs.write(DataChunks(data: data), maximumSize: Int64(data.count))
+        try await record(try await blobs.write(DataChunks(data: data), maximumSize: Int64(data.count)), as: name, into: containerID)
+    }
+
+    /// Records a stored body as a new file; when that fails the body is removed again.
+    private func record(_ blob: StoredBlob, as name: String, into containerID: ResourceID) async throws -> FileRecord {
         do {
             return try await store.createFile(named: WOPIName.sanitized(name).rawValue, in: containerID, blob: blob, replacing: false, now: Date()).file
         } catch {
