@@ -130,13 +130,13 @@ public struct DiscoveryDocument: Sendable, Hashable {
                 apps.append(action.appName)
             }
             let indent = zone == nil ? "  " : "    "
-            if let zone { xml += "  <net-zone name=\"\(Self.escaped(zone))\">\n" }
+            if let zone { xml += "  <net-zone name=\"\(MarkupEscaping.escape(zone))\">\n" }
             for app in apps {
-                xml += "\(indent)<app name=\"\(Self.escaped(app))\">\n"
+                xml += "\(indent)<app name=\"\(MarkupEscaping.escape(app))\">\n"
                 for action in zoneActions where action.appName == app {
-                    xml += "\(indent)  <action name=\"\(Self.escaped(action.name))\""
-                    if let ext = action.fileExtension { xml += " ext=\"\(Self.escaped(ext))\"" }
-                    xml += " urlsrc=\"\(Self.escaped(action.urlSource))\"/>\n"
+                    xml += "\(indent)  <action name=\"\(MarkupEscaping.escape(action.name))\""
+                    if let ext = action.fileExtension { xml += " ext=\"\(MarkupEscaping.escape(ext))\"" }
+                    xml += " urlsrc=\"\(MarkupEscaping.escape(action.urlSource))\"/>\n"
                 }
                 xml += "\(indent)</app>\n"
             }
@@ -153,7 +153,7 @@ public struct DiscoveryDocument: Sendable, Hashable {
             attributes.append(("modulus", proofKeys.current.base64Modulus))
             attributes.append(("exponent", proofKeys.current.base64Exponent))
             xml += "  <proof-key"
-            for (name, value) in attributes { xml += " \(name)=\"\(Self.escaped(value))\"" }
+            for (name, value) in attributes { xml += " \(name)=\"\(MarkupEscaping.escape(value))\"" }
             xml += "/>\n"
         }
         xml += "</wopi-discovery>\n"
@@ -210,21 +210,6 @@ public struct DiscoveryDocument: Sendable, Hashable {
             throw .inconsistentProofKey(attributes: "\(valueName) and \(modulusName)/\(exponentName)")
         }
         return fromPrimitives ?? fromBlob
-    }
-
-    private static func escaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }
 

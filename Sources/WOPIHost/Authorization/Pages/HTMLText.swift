@@ -1,23 +1,10 @@
 import Foundation
+import WOPICore
 
 /// HTML escaping for text and attribute values (HTML Living Standard §13.1.2.6, §13.5): every
 /// value a page shows or carries goes through it, so no input can add markup.
 enum HTMLText {
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { MarkupEscaping.escape(text) }
 
     /// `template` with each `%@` replaced, in order, by an escaped value; the template itself is trusted text.
     static func fill(_ template: String, _ values: String...) -> String {
