@@ -28,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // The PostgreSQL store (issue 9): several hosts on one database.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         // Office URI grammar, app catalogue, sign-in URLs, Info.plist checks. Foundation only.
@@ -53,6 +56,8 @@ let package = Package(
                 "OfficeURLScheme",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
@@ -98,6 +103,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Servers the tests start and stop themselves: PostgreSQL, nginx, free loopback ports. Foundation only.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(name: "OfficeURLSchemeTests", dependencies: ["OfficeURLScheme"], swiftSettings: strictSettings),
         .testTarget(name: "WOPICoreTests", dependencies: ["WOPICore"], swiftSettings: strictSettings),
         .testTarget(
@@ -105,6 +112,9 @@ let package = Package(
             dependencies: [
                 "WOPIHost",
                 "WOPICore",
+                "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -131,6 +141,7 @@ let package = Package(
             dependencies: [
                 "wopi",
                 "OfficeURLScheme",
+                "TestSupport",
                 "WOPIValidator",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

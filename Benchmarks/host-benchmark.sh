@@ -6,7 +6,9 @@
 #   Benchmarks/host-benchmark.sh            # builds `wopi` in release mode first (~15 min on 2 cores)
 #   WOPI_BIN=.build/debug/wopi Benchmarks/host-benchmark.sh   # quick run on an existing build
 #
-# Needs wrk, nginx and curl (Debian: apt-get install -y wrk nginx-light curl).
+# Needs wrk, nginx and curl (Debian: apt-get install -y wrk nginx-light curl); with PostgreSQL installed
+# (apt-get install -y postgresql) it also measures CheckFileInfo on the PostgreSQL store beside SQLite,
+# on a throwaway server it starts in the work folder. SKIP_POSTGRES=1 leaves that out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,10 +25,12 @@ SIZE_MIB=${SIZE_MIB:-256}
 PORT=${PORT:-18480}
 NGINX_PORT=$((PORT + 1))
 WORK=$(mktemp -d)
-SERVER_PID=""; NGINX_PID=""
+SERVER_PID=""; NGINX_PID=""; PG_SERVER_PID=""; PG_PID=""
 cleanup() {
   [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
   [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null || true
+  [ -n "$PG_SERVER_PID" ] && kill "$PG_SERVER_PID" 2>/dev/null || true
+  [ -n "$PG_PID" ] && kill -INT "$PG_PID" 2>/dev/null && sleep 1 || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -45,14 +49,42 @@ CFI="http://127.0.0.1:$PORT/wopi/files/$SMALL?access_token=$SMALL_TOKEN"
 
 echo "WOPIKit host benchmark — $(nproc) cores, binary $(basename "$(dirname "$WOPI_BIN")")/wopi, $(date -u +%FT%TZ)"
 echo
+check_file_info() { # $1: label, $2: URL
+  for connections in 8 64; do
+    out=$(wrk -t2 -c"$connections" -d"$DURATION" --latency "$2")
+    rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+    p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+    errors=$(grep -E "Non-2xx|Socket errors" <<<"$out" | tr '\n' ' ' || true)
+    printf '  %-10s %3d connections: %10s requests/s   p99 %8s   %s\n' "$1" "$connections" "$rps" "$p99" "$errors"
+  done
+}
 echo "CheckFileInfo (wrk, $DURATION, 2 threads)"
-for connections in 8 64; do
-  out=$(wrk -t2 -c"$connections" -d"$DURATION" --latency "$CFI")
-  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-  errors=$(grep -E "Non-2xx|Socket errors" <<<"$out" | tr '\n' ' ' || true)
-  printf '  %3d connections: %10s requests/s   p99 %8s   %s\n' "$connections" "$rps" "$p99" "$errors"
-done
+check_file_info SQLite "$CFI"
+
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+if [ -z "${SKIP_POSTGRES:-}" ] && [ -n "$PG_BIN" ]; then
+  # A throwaway cluster as an unprivileged user (initdb refuses root), durable settings left at their defaults.
+  PG_PORT=$((PORT + 2)); PG_SERVER_PORT=$((PORT + 3))
+  mkdir -p "$WORK/pg"; as_pg=()
+  if [ "$(id -u)" = 0 ]; then chown postgres "$WORK/pg"; chmod a+x "$WORK"; as_pg=(runuser -u postgres --); fi
+  "${as_pg[@]}" "$PG_BIN/initdb" -D "$WORK/pg/cluster" -U wopikit --auth=trust -E UTF8 --no-locale >/dev/null
+  "${as_pg[@]}" "$PG_BIN/postgres" -D "$WORK/pg/cluster" -h 127.0.0.1 -p "$PG_PORT" -k "$WORK/pg" >"$WORK/pg/log" 2>&1 &
+  for _ in $(seq 1 100); do "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" && break; sleep 0.1; done
+  PG_PID=$(head -1 "$WORK/pg/cluster/postmaster.pid")
+  "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U wopikit wopi
+  DB="postgres://wopikit@127.0.0.1:$PG_PORT/wopi"
+  "$WOPI_BIN" serve --database "$DB" --data "$WORK/pgdata" --port "$PG_SERVER_PORT" --log-level warning >"$WORK/pgserve.out" 2>"$WORK/pgserve.err" &
+  PG_SERVER_PID=$!
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PG_SERVER_PORT/health" >/dev/null && break; sleep 0.1; done
+  "$WOPI_BIN" users add bench --password benchmark-pw --database "$DB" >/dev/null
+  PG_SMALL=$("$WOPI_BIN" files add "$WORK/small.docx" --owner bench --database "$DB" --data "$WORK/pgdata" | json id)
+  PG_TOKEN=$("$WOPI_BIN" token --user bench --file "$PG_SMALL" --database "$DB" | json access_token)
+  check_file_info PostgreSQL "http://127.0.0.1:$PG_SERVER_PORT/wopi/files/$PG_SMALL?access_token=$PG_TOKEN"
+  kill "$PG_SERVER_PID"; PG_SERVER_PID=""
+else
+  if [ -n "${SKIP_POSTGRES:-}" ]; then why="SKIP_POSTGRES is set"; else why="PostgreSQL is not installed: apt-get install -y postgresql"; fi
+  echo "  PostgreSQL: not measured ($why)"
+fi
 
 echo
 echo "GetFile / PutFile, ${SIZE_MIB} MiB"

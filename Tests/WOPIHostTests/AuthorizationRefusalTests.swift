@@ -231,7 +231,7 @@ import WOPICore
 @Suite struct AuthorizationStoreTests {
     @Test func codesAndTokensAreStoredOnlyAsDigests() async throws {
         let fixture = try await SignInFixture.make()
-        defer { try? FileManager.default.removeItem(at: fixture.folder.url) }
+        defer { try? FileManager.default.removeItem(at: fixture.dataURL) }
         let store = fixture.folder.store
         let code = "the-code-value-1234567890"
         let now = Date()
@@ -250,8 +250,8 @@ import WOPICore
 
         // Neither secret is anywhere in the database files.
         var bytes = Data()
-        for name in try FileManager.default.contentsOfDirectory(atPath: fixture.folder.url.path) where name.hasPrefix("wopi.sqlite") {
-            bytes.append(try Data(contentsOf: fixture.folder.url.appendingPathComponent(name)))
+        for name in try FileManager.default.contentsOfDirectory(atPath: fixture.dataURL.path) where name.hasPrefix("wopi.sqlite") {
+            bytes.append(try Data(contentsOf: fixture.dataURL.appendingPathComponent(name)))
         }
         #expect(bytes.range(of: Data(code.utf8)) == nil)
         #expect(bytes.range(of: Data("the-token-value-0987654321".utf8)) == nil)

@@ -17,7 +17,8 @@ struct SignInFixture: Sendable {
     static let alicePassword = "alice-password-1"
     static let bobPassword = "bob-password-22"
 
-    let folder: DataFolder
+    let folder: HostStorage
+    let dataURL: URL
     let backend: WOPIBackend
     let clock: TestClock
     let alice: UserRecord
@@ -28,7 +29,7 @@ struct SignInFixture: Sendable {
 
     static func make(policy: AuthorizationPolicy = .init()) async throws -> SignInFixture {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-signin-\(UUID().uuidString)").path
-        let folder = try DataFolder(path: path)
+        let folder = try HostStorage.embedded(data: URL(fileURLWithPath: path, isDirectory: true))
         let clock = TestClock()
         var configuration = WOPIHostConfiguration(publicURL: URL(string: publicURL)!, now: { clock.now })
         configuration.officeRegistration = try OfficeRegistration(clientID: officeClientID, clientSecret: officeSecret, redirectURI: officeRedirect,
@@ -42,12 +43,12 @@ struct SignInFixture: Sendable {
         let fileA = try await folder.importFile(data: Data("A".utf8), as: "A.docx", into: alice.rootContainerID)
         let fileB = try await folder.importFile(data: Data("B".utf8), as: "B.xlsx", into: alice.rootContainerID)
         let bobsFile = try await folder.importFile(data: Data("C".utf8), as: "Bob.pptx", into: bob.rootContainerID)
-        return SignInFixture(folder: folder, backend: backend, clock: clock, alice: alice, bob: bob, fileA: fileA, fileB: fileB, bobsFile: bobsFile)
+        return SignInFixture(folder: folder, dataURL: URL(fileURLWithPath: path, isDirectory: true), backend: backend, clock: clock, alice: alice, bob: bob, fileA: fileA, fileB: fileB, bobsFile: bobsFile)
     }
 
     /// Runs `body` against the host listening on 127.0.0.1.
     func serve<Value: Sendable>(_ body: @Sendable (HTTPSession) async throws -> Value) async throws -> Value {
-        defer { try? FileManager.default.removeItem(at: folder.url) }
+        defer { try? FileManager.default.removeItem(at: dataURL) }
         let app = Application(router: WOPIHostApplication.router(backend: backend),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         return try await app.test(.live) { client in try await body(HTTPSession(client: client)) }

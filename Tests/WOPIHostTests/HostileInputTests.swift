@@ -236,7 +236,7 @@ struct HostileInputTests {
             let doc = try await Self.victim(host)
             let rootToken = host.token(doc.user, .container(doc.user.rootContainerID))
             let before = try await host.snapshot(doc)
-            let dataFolderBefore = Set(FileManager.default.enumerator(atPath: host.folder.url.path)?.compactMap { $0 as? String } ?? [])
+            let dataFolderBefore = Set(FileManager.default.enumerator(atPath: host.dataURL.path)?.compactMap { $0 as? String } ?? [])
             let ids = ["..%2F..%2Fetc", "..%2F..%2F..%2Fetc%2Fpasswd", "%2e%2e%2f%2e%2e%2fwopi.sqlite", "..", "%2E%2E", "%00",
                        "\(doc.id)%00", "\(doc.id)%2F..%2F..", "%2F", "~root", "a%20b", "%C0%AE%C0%AE%2F",
                        String(repeating: "a", count: 65), String(repeating: "0", count: 8 * 1024), doc.id.uppercased() + "%0D%0AX-Injected:%201"]
@@ -272,7 +272,7 @@ struct HostileInputTests {
                 #expect(!body.contains("root:") && !body.contains("SQLite format"), "GET \(target) leaked a file")
             }
             expectUnchanged(before, try await host.snapshot(doc), "hostile ids")
-            let dataFolderAfter = Set(FileManager.default.enumerator(atPath: host.folder.url.path)?.compactMap { $0 as? String } ?? [])
+            let dataFolderAfter = Set(FileManager.default.enumerator(atPath: host.dataURL.path)?.compactMap { $0 as? String } ?? [])
             #expect(dataFolderAfter.subtracting(dataFolderBefore).filter { !$0.hasPrefix("wopi.sqlite") }.isEmpty,
                     "new paths in the data folder: \(dataFolderAfter.subtracting(dataFolderBefore))")
         }
@@ -674,7 +674,7 @@ struct HostileInputTests {
             // for one file, nothing staged.
             #expect(try await host.stagingSettles().isEmpty)
             try await Task.sleep(for: .seconds(1))
-            let blobs = TestHost.listing(host.folder.url.appendingPathComponent("blobs"), recursive: true)
+            let blobs = TestHost.listing(host.folder.blobs.folder, recursive: true)
                 .filter { !$0.hasSuffix("/") && $0.split(separator: "/").count == 2 }
             #expect(blobs.count == 1, "stored bodies after the race: \(blobs.count) (expected 1)")
         }

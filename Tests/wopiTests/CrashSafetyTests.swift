@@ -68,7 +68,7 @@ struct CrashSafetyTests {
 
         // Stream the new body from a raw socket in 256 KiB chunks, and kill the server by PID at the chosen moment.
         let port = first.port
-        let staging = data.appendingPathComponent("tmp")
+        let staging = data.appendingPathComponent("blobs/.staging")
         let (answer, sawStaging): (Int?, Bool) = try await offPool {
             let socket = try CrashSocket(port: port)
             let head = "POST \(path)/contents?access_token=\(token) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-WOPI-Override: PUT\r\n"
@@ -157,7 +157,7 @@ struct CrashSafetyTests {
         defer { server.kill() }
         try #require(try await server.request("POST", "\(path)?access_token=\(token)", ["X-WOPI-Override: LOCK", "X-WOPI-Lock: idle"]).status == 200)
         let port = server.port
-        let staging = data.appendingPathComponent("tmp")
+        let staging = data.appendingPathComponent("blobs/.staging")
         let (stagedWhileStalled, answer): (Bool, CrashResponse?) = try await offPool {
             let socket = try CrashSocket(port: port)
             let head = "POST \(path)/contents?access_token=\(token) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-WOPI-Override: PUT\r\n"

@@ -1,7 +1,7 @@
 import Foundation
 import WOPICore
 
-/// First-run content: on an empty data folder, a demo user with the sample documents.
+/// First-run content: on empty storage, a demo user with the sample documents.
 public enum DemoProvisioning {
     /// What was created, to tell the person who started the host.
     public struct DemoAccount: Sendable {
@@ -13,11 +13,16 @@ public enum DemoProvisioning {
         public var files: [FileRecord]
     }
 
-    /// Creates the demo user `demo` and the sample documents when the folder has no users; otherwise does nothing.
-    public static func provisionIfEmpty(_ folder: DataFolder) async throws -> DemoAccount? {
+    /// Creates the demo user `demo` and the sample documents when the store has no users; otherwise does nothing.
+    public static func provisionIfEmpty(_ folder: HostStorage) async throws -> DemoAccount? {
         guard try await folder.store.users().isEmpty else { return nil }
         let password = Base64URL.randomToken(byteCount: 12)
-        let user = try await folder.store.createUser(name: "demo", displayName: "Demo User", passwordHash: try PasswordHash(hashing: password))
+        let user: UserRecord
+        do {
+            user = try await folder.store.createUser(name: "demo", displayName: "Demo User", passwordHash: try PasswordHash(hashing: password))
+        } catch WOPIStoreError.nameTaken {
+            return nil // another host on the same database provisioned it a moment ago
+        }
         var files: [FileRecord] = []
         for sample in try SampleDocuments.demoSet {
             files.append(try await folder.importFile(data: sample.data, as: sample.fileName, into: user.rootContainerID))

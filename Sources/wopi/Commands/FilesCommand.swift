@@ -3,11 +3,11 @@ import Foundation
 import WOPICore
 import WOPIHost
 
-/// `wopi files`: put documents into the embedded store.
+/// `wopi files`: put documents into the host's storage.
 struct FilesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "files",
-        abstract: "Add and list documents in the embedded store.",
+        abstract: "Add and list documents in the host's storage.",
         subcommands: [Add.self, List.self]
     )
 
@@ -15,7 +15,7 @@ struct FilesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a document for a user.",
             discussion: """
-                Copies PATH into the data folder (streaming it) and prints one JSON object: id, name, wopiSrc.
+                Copies PATH into the body folder (streaming it) and records it in the store and prints one JSON object: id, name, wopiSrc.
                 The WOPISrc uses the public URL `wopi serve` last ran under, unless --public-url is given.
                 """
         )
@@ -37,24 +37,25 @@ struct FilesCommand: AsyncParsableCommand {
             do { _ = try WOPIName(storedName) } catch {
                 throw CLIError.InvalidInput("file name '\(storedName)' is not allowed: \(error); pass --name")
             }
-            let data = try dataOptions.open()
-            let base = try await PublicURLSetting.resolve(publicURL, in: data)
-            guard let user = try await data.store.user(named: owner) else { throw CLIError.InvalidInput("no user named '\(owner)'") }
-            var container = user.rootContainerID
-            if let folder {
-                do { _ = try WOPIName(folder) } catch { throw CLIError.InvalidInput("folder name '\(folder)' is not allowed: \(error)") }
-                let existing = try await data.store.children(of: container).containers.first { $0.name.lowercased() == folder.lowercased() }
-                if let existing {
-                    container = existing.id
-                } else {
-                    container = try await data.store.createContainer(named: folder, in: container).id
+            try await dataOptions.withStorage { storage in
+                let base = try await PublicURLSetting.resolve(publicURL, in: storage)
+                guard let user = try await storage.store.user(named: owner) else { throw CLIError.InvalidInput("no user named '\(owner)'") }
+                var container = user.rootContainerID
+                if let folder {
+                    do { _ = try WOPIName(folder) } catch { throw CLIError.InvalidInput("folder name '\(folder)' is not allowed: \(error)") }
+                    let existing = try await storage.store.children(of: container).containers.first { $0.name.lowercased() == folder.lowercased() }
+                    if let existing {
+                        container = existing.id
+                    } else {
+                        container = try await storage.store.createContainer(named: folder, in: container).id
+                    }
                 }
-            }
-            do {
-                let file = try await data.importFile(at: fileURL, as: storedName, into: container, maximumSize: .max)
-                try printJSON(["id": file.id.rawValue, "name": file.name, "wopiSrc": "\(base.absoluteString)/wopi/files/\(file.id)"])
-            } catch WOPIStoreError.nameTaken(let taken) {
-                throw CLIError.InvalidInput("'\(taken)' already exists in that folder; pass --name")
+                do {
+                    let file = try await storage.importFile(at: fileURL, as: storedName, into: container, maximumSize: .max)
+                    try printJSON(["id": file.id.rawValue, "name": file.name, "wopiSrc": "\(base.absoluteString)/wopi/files/\(file.id)"])
+                } catch WOPIStoreError.nameTaken(let taken) {
+                    throw CLIError.InvalidInput("'\(taken)' already exists in that folder; pass --name")
+                }
             }
         }
     }
@@ -65,11 +66,13 @@ struct FilesCommand: AsyncParsableCommand {
         @OptionGroup var dataOptions: DataOptions
 
         func run() async throws {
-            let data = try dataOptions.open()
-            guard let user = try await data.store.user(named: owner) else { throw CLIError.InvalidInput("no user named '\(owner)'") }
-            let root = try await data.store.children(of: user.rootContainerID)
-            var files = root.files.map { ($0, "") }
-            for folder in root.containers { files += try await data.store.children(of: folder.id).files.map { ($0, folder.name) } }
+            let files = try await dataOptions.withStorage { storage in
+                guard let user = try await storage.store.user(named: owner) else { throw CLIError.InvalidInput("no user named '\(owner)'") }
+                let root = try await storage.store.children(of: user.rootContainerID)
+                var files = root.files.map { ($0, "") }
+                for folder in root.containers { files += try await storage.store.children(of: folder.id).files.map { ($0, folder.name) } }
+                return files
+            }
             for (file, folder) in files {
                 try printJSON(["id": file.id.rawValue, "name": file.name, "folder": folder, "size": file.size, "version": file.versionString])
             }

@@ -10,12 +10,15 @@ import WOPIHost
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the WOPI host on the embedded store.",
+        abstract: "Run the WOPI host.",
         discussion: """
             Serves the WOPI Files, Containers and Ecosystem endpoints under /wopi, and Office sign-in (the OAuth 2.0
             server under /oauth2 and the bootstrapper at /wopibootstrapper), from a data folder holding a
-            SQLite database and the document bodies. On an empty folder it creates the user `demo` with a
+            SQLite database and the document bodies. On empty storage it creates the user `demo` with a
             generated password and three sample documents (.xlsx, .docx, .pptx), and prints how to open them.
+
+            More than one host: give each the same --database postgres://… (or WOPI_DATABASE_URL) and the same
+            --blobs folder (a shared mount), put them behind a load balancer, and pass its address as --public-url.
 
             Listens on 127.0.0.1 unless told otherwise. Logs one line per request to stderr, without tokens.
             Stops cleanly on SIGINT or SIGTERM.
@@ -53,7 +56,10 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "wopi")
-        let folder = try dataOptions.open()
+        try await dataOptions.open(logger: logger).closing { try await serve(on: $0, logger: logger) }
+    }
+
+    private func serve(on folder: HostStorage, logger: Logger) async throws {
         let base = try await PublicURLSetting.resolve(publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(port)", in: folder)
         try await folder.store.setHostSetting(base.absoluteString, named: PublicURLSetting.name)
         var configuration = WOPIHostConfiguration(publicURL: base, maximumFileSize: ByteSize.parse(maxFileSize) ?? 0,
@@ -72,7 +78,8 @@ struct ServeCommand: AsyncParsableCommand {
         // BEGIN Office sign-in (issue 4)
         signInSetup.report(publicURL: base, logger: logger)
         // END Office sign-in
-        logger.notice("WOPI host listening", metadata: ["url": "\(base.absoluteString)", "data": "\(folder.url.path)"])
+        logger.notice("WOPI host listening", metadata: ["url": "\(base.absoluteString)", "blobs": "\(folder.blobs.folder.path)",
+                                                       "store": "\(dataOptions.database != nil || ProcessInfo.processInfo.environment[DataOptions.databaseVariable] != nil ? "postgresql" : "sqlite")"])
         let proofKeys = try await proofKeyOptions.loadCache(logger: logger)
         if proofKeys != nil { logger.notice("checking WOPI proof keys", metadata: ["discovery": "\(proofKeyOptions.discovery ?? "")"]) }
         let app = WOPIHostApplication.make(backend: backend, proofKeys: proofKeys, host: host, port: port,
@@ -81,6 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func printWelcome(_ demo: DemoProvisioning.DemoAccount, backend: WOPIBackend) {
+        let storageOptions = dataOptions.database != nil ? "--database '…'" : "--data \(dataOptions.data)"
         var lines = [
             "Created the demo user on this new data folder:",
             "  user: \(demo.user.name)   password: \(demo.password)   (shown once; stored hashed)",
@@ -93,7 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
             lines.append("  \(file.name)   id \(file.id)")
             lines.append("    WOPISrc: \(source)")
             lines.append("    invoke:  wopi link --app \(app.rawValue) --mode edit --wopi-src \(source) --service WOPIKit --user \(demo.user.id) --name '\(file.name)' --source app")
-            lines.append("    token:   wopi token --user \(demo.user.name) --file \(file.id) --data \(dataOptions.data)")
+            lines.append("    token:   wopi token --user \(demo.user.name) --file \(file.id) \(storageOptions)")
         }
         // Written straight to the descriptor: stdout may be a buffered pipe, and the welcome must show before the server blocks.
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
@@ -177,28 +185,30 @@ struct OfficeSignInOptions: ParsableArguments {
     }
 
     /// Options, then environment, then the data folder; generates what is still missing.
-    func resolve(in folder: DataFolder, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Setup {
+    func resolve(in folder: HostStorage, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Setup {
         func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let schemes = !iOSURLSchemes.isEmpty ? iOSURLSchemes
             : (env("WOPI_IOS_URL_SCHEMES") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var clientID = officeClientID ?? env("WOPI_OFFICE_CLIENT_ID")
-        if clientID == nil { clientID = try await folder.store.hostSetting(named: Self.clientIDSetting) }
         if clientID == nil {
+            // Create-if-absent in one step: hosts starting together on one database must agree on one id.
             let generated = "wopikit-office-" + Base64URL.randomToken(byteCount: 6).lowercased().filter { $0.isLetter || $0.isNumber }
-            try await folder.store.setHostSetting(generated, named: Self.clientIDSetting)
-            clientID = generated
+            clientID = String(decoding: try await folder.store.hostSecret(named: Self.clientIDSetting) { Data(generated.utf8) }, as: UTF8.self)
         }
         var secret: Secret
         var generatedSecret: String?
         if let given = officeClientSecret ?? env("WOPI_OFFICE_CLIENT_SECRET") {
             secret = .plain(given)
-        } else if let stored = try await folder.store.hostSetting(named: Self.secretDigestSetting), let digest = SecretDigest(hex: stored) {
-            secret = .digest(digest)
         } else {
             let generated = Base64URL.randomToken()
-            try await folder.store.setHostSetting(SecretDigest(of: generated).hex, named: Self.secretDigestSetting)
-            secret = .plain(generated)
-            generatedSecret = generated
+            let generatedDigest = SecretDigest(of: generated).hex
+            let stored = String(decoding: try await folder.store.hostSecret(named: Self.secretDigestSetting) { Data(generatedDigest.utf8) }, as: UTF8.self)
+            guard let digest = SecretDigest(hex: stored) else { throw CLIError.Failure("the stored Office client secret digest is unreadable") }
+            secret = .digest(digest)
+            if stored == generatedDigest {
+                secret = .plain(generated)
+                generatedSecret = generated
+            }
         }
         do {
             let registration = try registration(clientID: clientID ?? "", secret: secret, redirectURI: officeRedirectURI ?? env("WOPI_OFFICE_REDIRECT_URI"),

@@ -26,13 +26,14 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let data = try dataOptions.open()
-        let base = try await PublicURLSetting.resolve(publicURL, in: data)
-        let backend = try await data.backend(configuration: WOPIHostConfiguration(publicURL: base, accessTokenLifetime: TimeInterval(lifetime)))
-        guard let owner = try await data.store.user(named: user) else { throw CLIError.InvalidInput("no user named '\(user)'") }
-        guard let id = ResourceID(file), let record = try await data.store.file(id: id) else { throw CLIError.InvalidInput("no file with id '\(file)'") }
-        guard record.ownerID == owner.id else { throw CLIError.InvalidInput("file '\(file)' does not belong to '\(user)'") }
-        let (token, claims) = backend.issueToken(user: owner.id, resource: .file(id))
-        try printJSON(["access_token": token, "access_token_ttl": claims.accessTokenTTL, "wopi_src": backend.wopiSrc(.file(id))])
+        try await dataOptions.withStorage { storage in
+            let base = try await PublicURLSetting.resolve(publicURL, in: storage)
+            let backend = try await storage.backend(configuration: WOPIHostConfiguration(publicURL: base, accessTokenLifetime: TimeInterval(lifetime)))
+            guard let owner = try await storage.store.user(named: user) else { throw CLIError.InvalidInput("no user named '\(user)'") }
+            guard let id = ResourceID(file), let record = try await storage.store.file(id: id) else { throw CLIError.InvalidInput("no file with id '\(file)'") }
+            guard record.ownerID == owner.id else { throw CLIError.InvalidInput("file '\(file)' does not belong to '\(user)'") }
+            let (token, claims) = backend.issueToken(user: owner.id, resource: .file(id))
+            try printJSON(["access_token": token, "access_token_ttl": claims.accessTokenTTL, "wopi_src": backend.wopiSrc(.file(id))])
+        }
     }
 }

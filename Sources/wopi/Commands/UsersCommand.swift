@@ -7,8 +7,8 @@ import WOPIHost
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
-        abstract: "Add, list and remove users of the embedded store.",
-        discussion: "Works while `wopi serve` runs on the same data folder.",
+        abstract: "Add, list and remove the users who sign in to the host.",
+        discussion: "Works while `wopi serve` runs on the same storage (data folder or --database).",
         subcommands: [Add.self, List.self, Remove.self]
     )
 
@@ -40,13 +40,14 @@ struct UsersCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let folder = try dataOptions.open()
-            do {
-                let user = try await folder.store.createUser(name: name, displayName: displayName ?? name,
-                                                             passwordHash: try PasswordHash(hashing: password))
-                try printJSON(["id": user.id.rawValue, "name": user.name, "rootContainerId": user.rootContainerID.rawValue])
-            } catch WOPIStoreError.nameTaken {
-                throw CLIError.InvalidInput("a user named '\(name)' already exists")
+            try await dataOptions.withStorage { storage in
+                do {
+                    let user = try await storage.store.createUser(name: name, displayName: displayName ?? name,
+                                                                  passwordHash: try PasswordHash(hashing: password))
+                    try printJSON(["id": user.id.rawValue, "name": user.name, "rootContainerId": user.rootContainerID.rawValue])
+                } catch WOPIStoreError.nameTaken {
+                    throw CLIError.InvalidInput("a user named '\(name)' already exists")
+                }
             }
         }
     }
@@ -56,7 +57,7 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var dataOptions: DataOptions
 
         func run() async throws {
-            for user in try await dataOptions.open().store.users() {
+            for user in try await dataOptions.withStorage({ try await $0.store.users() }) {
                 try printJSON(["id": user.id.rawValue, "name": user.name, "displayName": user.displayName])
             }
         }
@@ -71,10 +72,11 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var dataOptions: DataOptions
 
         func run() async throws {
-            let folder = try dataOptions.open()
-            guard let user = try await folder.store.user(named: name) else { throw CLIError.InvalidInput("no user named '\(name)'") }
-            for blob in try await folder.store.removeUser(id: user.id) { try? await folder.blobs.delete(blob) }
-            try printJSON(["removed": user.name])
+            try await dataOptions.withStorage { storage in
+                guard let user = try await storage.store.user(named: name) else { throw CLIError.InvalidInput("no user named '\(name)'") }
+                for blob in try await storage.store.removeUser(id: user.id) { try? await storage.blobs.delete(blob) }
+                try printJSON(["removed": user.name])
+            }
         }
     }
 }

@@ -19,7 +19,8 @@ struct TestHost: Sendable {
     /// not from the request; ``send(url:)`` maps such URLs back to the local server.
     static let publicURL = "https://wopi.invalid"
 
-    let folder: DataFolder
+    let folder: HostStorage
+    let dataURL: URL
     let backend: WOPIBackend
     let clock: HostClock
     let port: Int
@@ -32,7 +33,7 @@ struct TestHost: Sendable {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("wopihost-tests-\(UUID().uuidString)", isDirectory: true).path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let folder = try DataFolder(path: path)
+        let folder = try HostStorage.embedded(data: URL(fileURLWithPath: path, isDirectory: true))
         let clock = HostClock()
         var configuration = WOPIHostConfiguration(publicURL: URL(string: publicURL)!, maximumFileSize: maximumFileSize,
                                                   now: { clock.now() })
@@ -68,7 +69,7 @@ struct TestHost: Sendable {
             connectionPool: .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64),
             decompression: .disabled)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
-        let host = TestHost(folder: folder, backend: backend, clock: clock, port: port, client: client)
+        let host = TestHost(folder: folder, dataURL: URL(fileURLWithPath: path, isDirectory: true), backend: backend, clock: clock, port: port, client: client)
 
         let result: Result<T, any Error>
         do { result = .success(try await body(host)) } catch { result = .failure(error) }

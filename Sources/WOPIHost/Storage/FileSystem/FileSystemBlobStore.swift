@@ -11,29 +11,31 @@ import Glibc
 import Darwin
 #endif
 
-/// The embedded ``BlobStore``: one file per body under `<data>/blobs`, fanned out by key prefix.
+/// The embedded ``BlobStore``: one file per body in a folder, fanned out by key prefix
+/// (`<folder>/ab/abcd…`). Several hosts may share the folder (a network mount).
 ///
-/// A write goes to `<data>/tmp`, is synced, renamed into `blobs/` (the same file system, so the
-/// rename is atomic) and the directory is synced: only then does the caller record the new key.
-/// Reads stream in 256 KiB chunks, so memory does not grow with file size.
+/// A write goes to `<folder>/.staging` — inside the same folder tree, so on the same file system —
+/// is synced, renamed into its fan-out folder (atomic) and the folder is synced: only then does the
+/// caller record the new key. Reads stream in 256 KiB chunks, so memory does not grow with file size.
 public struct FileSystemBlobStore: BlobStore {
-    /// The folder holding `blobs/` and `tmp/`.
-    public let root: URL
+    /// The folder holding the bodies.
+    public let folder: URL
+    /// Where uploads in flight are written before they are renamed into place.
+    public var stagingFolder: URL { folder.appendingPathComponent(".staging") }
     private let chunkLength = 256 * 1024
     private let writeBatchLength = 1024 * 1024
 
-    /// Uses (and creates if needed) `blobs/` and `tmp/` under `root`.
-    public init(root: URL) throws {
-        self.root = root
-        for folder in ["blobs", "tmp"] {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
-        }
+    /// Uses (and creates if needed) `folder` and its staging folder.
+    public init(folder: URL) throws {
+        self.folder = folder.standardizedFileURL
+        try FileManager.default.createDirectory(at: stagingFolder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
     }
 
     public func write<Body: AsyncSequence & Sendable>(_ body: Body, maximumSize: Int64) async throws -> StoredBlob
         where Body.Element == ByteBuffer {
         let key = BlobKey.random()
-        let staging = FilePath(root.appendingPathComponent("tmp/\(key.rawValue).part").path)
+        let staging = FilePath(stagingFolder.appendingPathComponent("\(key.rawValue).part").path)
         var hasher = SHA256()
         var size: Int64 = 0
         let writeBatchLength = writeBatchLength
@@ -88,8 +90,12 @@ public struct FileSystemBlobStore: BlobStore {
         _ = try await FileSystem.shared.removeItem(at: blobPath(key))
     }
 
-    /// Removes staging files left by a crash, and blobs no file refers to that are older than `grace`
-    /// (younger ones may belong to a write that is about to be recorded by another process).
+    /// Removes staging files left by a crash, and bodies no file refers to, when older than `grace`.
+    ///
+    /// With several hosts on one folder, a body another host has just written is on disk before its
+    /// record is committed; the age test is what keeps this sweep away from it. `grace` must exceed the
+    /// longest a write can take from its last byte to its record (seconds in practice; the default is an
+    /// hour), and the hosts' clocks must agree to well within it.
     public func collectGarbage(referenced: Set<BlobKey>, grace: TimeInterval = 3600) throws -> Int {
         let manager = FileManager.default
         let cutoff = Date().addingTimeInterval(-grace)
@@ -97,14 +103,13 @@ public struct FileSystemBlobStore: BlobStore {
         let isOld = { (url: URL) in
             ((try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate ?? .distantFuture) < cutoff
         }
-        for url in (try? manager.contentsOfDirectory(at: root.appendingPathComponent("tmp"), includingPropertiesForKeys: nil)) ?? []
-        where isOld(url) {
+        for url in (try? manager.contentsOfDirectory(at: stagingFolder, includingPropertiesForKeys: nil)) ?? [] where isOld(url) {
             try manager.removeItem(at: url)
             removed += 1
         }
-        let blobs = root.appendingPathComponent("blobs")
-        for folder in (try? manager.contentsOfDirectory(at: blobs, includingPropertiesForKeys: nil)) ?? [] {
-            for url in (try? manager.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
+        let fanOut = (try? manager.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil, options: .skipsHiddenFiles)) ?? []
+        for subfolder in fanOut {
+            for url in (try? manager.contentsOfDirectory(at: subfolder, includingPropertiesForKeys: nil)) ?? []
             where BlobKey(url.lastPathComponent).map({ !referenced.contains($0) }) ?? false && isOld(url) {
                 try manager.removeItem(at: url)
                 removed += 1
@@ -114,7 +119,7 @@ public struct FileSystemBlobStore: BlobStore {
     }
 
     private func blobPath(_ key: BlobKey) -> FilePath {
-        FilePath(root.appendingPathComponent("blobs/\(key.rawValue.prefix(2))/\(key.rawValue)").path)
+        FilePath(folder.appendingPathComponent("\(key.rawValue.prefix(2))/\(key.rawValue)").path)
     }
 
     /// Creates a fan-out folder; another upload creating the same folder at the same moment is fine.

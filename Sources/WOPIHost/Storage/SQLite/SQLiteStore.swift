@@ -12,12 +12,20 @@ public final class SQLiteStore: WOPIStore {
     let pool: DatabasePool
 
     /// Opens (creating and migrating if needed) the database at `path`.
+    ///
+    /// Throws ``StoreSchemaError/newerThanBinary(found:supported:)`` when a newer WOPIKit migrated it.
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(15)
         configuration.foreignKeysEnabled = true
         pool = try DatabasePool(path: path, configuration: configuration)
-        try SQLiteSchema.migrator.migrate(pool)
+        let migrator = SQLiteSchema.migrator
+        // A migration this binary does not know means a newer WOPIKit wrote here: refuse rather than risk the data.
+        let unknown = try pool.read { db in try migrator.appliedIdentifiers(db).subtracting(migrator.migrations) }
+        if !unknown.isEmpty {
+            throw StoreSchemaError.newerThanBinary(found: unknown.sorted().joined(separator: ", "), supported: migrator.migrations.last ?? "none")
+        }
+        try migrator.migrate(pool)
     }
 
     // MARK: Users

@@ -1,0 +1,162 @@
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL store's schema, as numbered migrations applied at start.
+///
+/// Append new migrations; never edit a shipped one. Every host runs ``migrate(_:logger:)`` on start:
+/// a session-level advisory lock makes concurrent starts apply each migration once, and a database
+/// migrated by a newer binary (a version this list does not have) is refused rather than used.
+///
+/// The tables mirror ``SQLiteStore``'s. Names compare case-insensitively for ASCII only, as SQLite's
+/// `NOCASE` does, through `wopi_fold()`, so both stores accept and refuse the same names. Times are
+/// seconds since 1970 as `double precision`, like SQLite's `REAL`, so a `Date` round-trips exactly.
+enum PostgresSchema {
+    struct Migration {
+        let version: Int
+        let name: String
+        let sql: [String]
+    }
+
+    /// Any constant shared by every WOPIKit host; it keys the advisory lock around migrations.
+    static let migrationLockKey: Int64 = 0x5750_4B49_545F_4D47 // "WPKIT_MG"
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, name: "wopi", sql: [
+            """
+            CREATE FUNCTION wopi_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT translate($1, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') $$
+            """,
+            "CREATE TABLE settings (name text PRIMARY KEY, value bytea NOT NULL)",
+            """
+            CREATE TABLE users (
+                id text PRIMARY KEY,
+                name text NOT NULL,
+                display_name text NOT NULL,
+                password_hash text NOT NULL,
+                root_container_id text NOT NULL,
+                user_info text
+            )
+            """,
+            "CREATE UNIQUE INDEX users_name ON users (wopi_fold(name))",
+            """
+            CREATE TABLE containers (
+                id text PRIMARY KEY,
+                parent_id text REFERENCES containers(id),
+                owner_id text NOT NULL REFERENCES users(id),
+                name text NOT NULL
+            )
+            """,
+            // Roots have a NULL parent; NULLs are distinct in a unique index, so every user may have one.
+            "CREATE UNIQUE INDEX containers_sibling_name ON containers (parent_id, wopi_fold(name))",
+            "CREATE INDEX containers_owner ON containers (owner_id)",
+            """
+            CREATE TABLE files (
+                id text PRIMARY KEY,
+                container_id text NOT NULL REFERENCES containers(id),
+                owner_id text NOT NULL REFERENCES users(id),
+                name text NOT NULL,
+                size bigint NOT NULL,
+                version bigint NOT NULL,
+                sha256 text NOT NULL,
+                blob_key text NOT NULL,
+                modified_at double precision NOT NULL,
+                lock_value text,
+                lock_expires_at double precision
+            )
+            """,
+            "CREATE UNIQUE INDEX files_name ON files (container_id, wopi_fold(name))",
+            "CREATE INDEX files_owner ON files (owner_id)",
+            // Version numbers come from one sequence so a version is never handed out twice, on any host.
+            "CREATE SEQUENCE file_versions",
+            """
+            CREATE TABLE oauth_codes (
+                digest text PRIMARY KEY,
+                client_id text NOT NULL,
+                redirect_uri text NOT NULL,
+                redirect_uri_required boolean NOT NULL,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                scope text NOT NULL,
+                code_challenge text,
+                session_context text,
+                grant_id text NOT NULL,
+                created_at double precision NOT NULL,
+                expires_at double precision NOT NULL,
+                redeemed_at double precision
+            )
+            """,
+            "CREATE INDEX oauth_codes_expiry ON oauth_codes (expires_at)",
+            "CREATE INDEX oauth_codes_user ON oauth_codes (user_id)",
+            """
+            CREATE TABLE oauth_tokens (
+                digest text PRIMARY KEY,
+                kind text NOT NULL CHECK (kind IN ('access', 'refresh')),
+                grant_id text NOT NULL,
+                client_id text NOT NULL,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                scope text NOT NULL,
+                session_context text,
+                created_at double precision NOT NULL,
+                expires_at double precision NOT NULL,
+                revoked_at double precision
+            )
+            """,
+            "CREATE INDEX oauth_tokens_grant ON oauth_tokens (grant_id)",
+            "CREATE INDEX oauth_tokens_expiry ON oauth_tokens (expires_at)",
+            "CREATE INDEX oauth_tokens_user ON oauth_tokens (user_id)",
+        ]),
+    ]
+
+    /// The newest version this binary knows.
+    static var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Brings the database to ``latestVersion``; throws ``StoreSchemaError/newerThanBinary(found:supported:)``
+    /// when it is already past it.
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_advisory_lock(\(migrationLockKey))", logger: logger)
+        do {
+            try await applyMissing(connection, logger: logger)
+        } catch {
+            _ = try? await connection.query("SELECT pg_advisory_unlock(\(migrationLockKey))", logger: logger)
+            throw error
+        }
+        try await connection.query("SELECT pg_advisory_unlock(\(migrationLockKey))", logger: logger)
+    }
+
+    private static func applyMissing(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("""
+            CREATE TABLE IF NOT EXISTS wopikit_schema_migrations (
+                version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+            """, logger: logger)
+        var applied = Set<Int>()
+        for try await version in try await connection.query("SELECT version FROM wopikit_schema_migrations", logger: logger).decode(Int.self) {
+            applied.insert(version)
+        }
+        if let newest = applied.max(), newest > latestVersion {
+            throw StoreSchemaError.newerThanBinary(found: "\(newest)", supported: "\(latestVersion)")
+        }
+        for migration in migrations where !applied.contains(migration.version) {
+            try await connection.withTransaction(logger: logger) { connection in
+                for statement in migration.sql {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("""
+                    INSERT INTO wopikit_schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))
+                    """, logger: logger)
+            }
+            logger.notice("applied database migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+        }
+    }
+}
+
+/// A store's schema cannot be used by this binary.
+public enum StoreSchemaError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The database was migrated by a newer WOPIKit: running an older binary on it could lose data.
+    case newerThanBinary(found: String, supported: String)
+
+    public var description: String {
+        switch self {
+        case .newerThanBinary(let found, let supported):
+            "the database schema (\(found)) is newer than this wopi binary supports (\(supported)); upgrade wopi before starting it on this database"
+        }
+    }
+}

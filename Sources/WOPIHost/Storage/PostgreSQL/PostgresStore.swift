@@ -1,0 +1,454 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import WOPICore
+
+/// A ``WOPIStore`` on PostgreSQL, for several hosts sharing one database.
+///
+/// Every change that reads and then writes (locks, saves, renames, one-time codes) runs in one
+/// transaction that first takes the row's lock (`SELECT … FOR UPDATE`), so two hosts racing on one
+/// file serialize in the database and exactly one compare-and-set wins. Nothing is cached in the
+/// process: each request sees what the last host committed.
+public final class PostgresStore: WOPIStore {
+    let client: PostgresClient
+    let logger: Logger
+    private let runner: Task<Void, Never>
+
+    /// Connects to `url`, applies missing migrations, and starts the connection pool.
+    ///
+    /// Throws ``PostgresStoreError/unreachable(_:reason:)`` when the server cannot be reached or refuses
+    /// the sign-in, and ``StoreSchemaError/newerThanBinary(found:supported:)`` when a newer WOPIKit has
+    /// migrated the database. Call ``close()`` when done.
+    public static func connect(to url: PostgresDatabaseURL, maximumConnections: Int = 16, logger: Logger = Logger(label: "wopi.postgres")) async throws -> PostgresStore {
+        let tls = try Self.tls(url.tls)
+        var connectionConfiguration: PostgresConnection.Configuration
+        var clientConfiguration: PostgresClient.Configuration
+        if let socket = url.socketPath {
+            connectionConfiguration = .init(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
+            clientConfiguration = .init(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
+        } else {
+            connectionConfiguration = .init(host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+                                            tls: tls.connection)
+            clientConfiguration = .init(host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+                                        tls: tls.client)
+        }
+        connectionConfiguration.options.connectTimeout = .seconds(10)
+        clientConfiguration.options.maximumConnections = maximumConnections
+        // Migrate on one connection first: it also proves the URL works before the pool starts retrying.
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: connectionConfiguration, id: 0, logger: logger)
+        } catch {
+            throw PostgresStoreError.unreachable(url, reason: Self.reason(error))
+        }
+        do {
+            try await PostgresSchema.migrate(connection, logger: logger)
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            if error is StoreSchemaError { throw error }
+            throw PostgresStoreError.unreachable(url, reason: Self.reason(error))
+        }
+        return PostgresStore(client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger), logger: logger)
+    }
+
+    private init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        // Detached: the pool must outlive the caller's task (and its graceful-shutdown context) until close().
+        runner = Task.detached { await client.run() }
+    }
+
+    /// Closes every connection. Queries after this fail.
+    public func close() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    // MARK: Users
+
+    public func createUser(name: String, displayName: String, passwordHash: PasswordHash) async throws -> UserRecord {
+        let user = UserRecord(id: .random(), name: name, displayName: displayName, passwordHash: passwordHash, rootContainerID: .random())
+        let rootName = WOPIName.sanitized("\(displayName)'s files").rawValue
+        do {
+            try await transaction { connection in
+                try await connection.query("""
+                    INSERT INTO users (id, name, display_name, password_hash, root_container_id)
+                    VALUES (\(user.id.rawValue), \(name), \(displayName), \(passwordHash.encoded), \(user.rootContainerID.rawValue))
+                    """, logger: self.logger)
+                try await connection.query("""
+                    INSERT INTO containers (id, parent_id, owner_id, name) VALUES (\(user.rootContainerID.rawValue), NULL, \(user.id.rawValue), \(rootName))
+                    """, logger: self.logger)
+            }
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw WOPIStoreError.nameTaken(name)
+        }
+        return user
+    }
+
+    public func user(id: ResourceID) async throws -> UserRecord? {
+        try await first("SELECT \(unescaped: Columns.user) FROM users WHERE id = \(id.rawValue)", Self.user)
+    }
+
+    public func user(named name: String) async throws -> UserRecord? {
+        try await first("SELECT \(unescaped: Columns.user) FROM users WHERE wopi_fold(name) = wopi_fold(\(name))", Self.user)
+    }
+
+    public func users() async throws -> [UserRecord] {
+        try await all("SELECT \(unescaped: Columns.user) FROM users ORDER BY wopi_fold(name) COLLATE \"C\", id", Self.user)
+    }
+
+    public func removeUser(id: ResourceID) async throws -> [BlobKey] {
+        try await transaction { connection in
+            let blobs = try await Self.all(connection, "DELETE FROM files WHERE owner_id = \(id.rawValue) RETURNING blob_key", logger: self.logger) {
+                try $0.decode(String.self)
+            }
+            // Foreign keys are checked at the end of the statement, so one DELETE removes the whole tree.
+            try await connection.query("DELETE FROM containers WHERE owner_id = \(id.rawValue)", logger: self.logger)
+            let removed = try await Self.all(connection, "DELETE FROM users WHERE id = \(id.rawValue) RETURNING id", logger: self.logger) {
+                try $0.decode(String.self)
+            }
+            guard !removed.isEmpty else { throw WOPIStoreError.notFound }
+            return blobs.compactMap(BlobKey.init)
+        }
+    }
+
+    public func setUserInfo(_ info: String, for userID: ResourceID) async throws {
+        let updated = try await all("UPDATE users SET user_info = \(info) WHERE id = \(userID.rawValue) RETURNING id") { try $0.decode(String.self) }
+        guard !updated.isEmpty else { throw WOPIStoreError.notFound }
+    }
+
+    // MARK: Containers
+
+    public func container(id: ResourceID) async throws -> ContainerRecord? {
+        try await first("SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue)", Self.container)
+    }
+
+    public func containerPath(to id: ResourceID) async throws -> [ContainerRecord] {
+        // One round trip: walk up the parents in the database (bounded, as the SQLite store is).
+        let path = try await all("""
+            WITH RECURSIVE path(id, parent_id, owner_id, name, depth) AS (
+                SELECT id, parent_id, owner_id, name, 0 FROM containers WHERE id = \(id.rawValue)
+                UNION ALL
+                SELECT c.id, c.parent_id, c.owner_id, c.name, p.depth + 1 FROM containers c JOIN path p ON c.id = p.parent_id WHERE p.depth < 256
+            )
+            SELECT \(unescaped: Columns.container) FROM path ORDER BY depth DESC
+            """, Self.container)
+        guard !path.isEmpty else { throw WOPIStoreError.notFound }
+        return path
+    }
+
+    public func children(of id: ResourceID) async throws -> (containers: [ContainerRecord], files: [FileRecord]) {
+        try await transaction { connection in
+            guard try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue)",
+                                       logger: self.logger, Self.container) != nil else { throw WOPIStoreError.notFound }
+            let containers = try await Self.all(connection, """
+                SELECT \(unescaped: Columns.container) FROM containers WHERE parent_id = \(id.rawValue) ORDER BY wopi_fold(name) COLLATE "C", id
+                """, logger: self.logger, Self.container)
+            let files = try await Self.all(connection, """
+                SELECT \(unescaped: Columns.file) FROM files WHERE container_id = \(id.rawValue) ORDER BY wopi_fold(name) COLLATE "C", id
+                """, logger: self.logger, Self.file)
+            return (containers, files)
+        }
+    }
+
+    public func createContainer(named name: String, in parentID: ResourceID) async throws -> ContainerRecord {
+        do {
+            return try await transaction { connection in
+                guard let parent = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(parentID.rawValue)",
+                                                        logger: self.logger, Self.container) else { throw WOPIStoreError.notFound }
+                let container = ContainerRecord(id: .random(), parentID: parentID, ownerID: parent.ownerID, name: name)
+                try await connection.query("""
+                    INSERT INTO containers (id, parent_id, owner_id, name)
+                    VALUES (\(container.id.rawValue), \(parentID.rawValue), \(parent.ownerID.rawValue), \(name))
+                    """, logger: self.logger)
+                return container
+            }
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw WOPIStoreError.nameTaken(name)
+        }
+    }
+
+    public func renameContainer(_ id: ResourceID, to name: String) async throws -> ContainerRecord {
+        do {
+            return try await transaction { connection in
+                guard var container = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue) FOR UPDATE",
+                                                           logger: self.logger, Self.container) else { throw WOPIStoreError.notFound }
+                try await connection.query("UPDATE containers SET name = \(name) WHERE id = \(id.rawValue)", logger: self.logger)
+                container.name = name
+                return container
+            }
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw WOPIStoreError.nameTaken(name)
+        }
+    }
+
+    public func deleteContainer(_ id: ResourceID) async throws {
+        try await transaction { connection in
+            guard let container = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue) FOR UPDATE",
+                                                       logger: self.logger, Self.container) else { throw WOPIStoreError.notFound }
+            let hasChildren = try await Self.first(connection, """
+                SELECT EXISTS (SELECT 1 FROM containers WHERE parent_id = \(id.rawValue)) OR EXISTS (SELECT 1 FROM files WHERE container_id = \(id.rawValue))
+                """, logger: self.logger) { try $0.decode(Bool.self) } ?? true
+            guard container.parentID != nil, !hasChildren else { throw WOPIStoreError.notEmpty }
+            try await connection.query("DELETE FROM containers WHERE id = \(id.rawValue)", logger: self.logger)
+        }
+    }
+
+    // MARK: Files
+
+    public func file(id: ResourceID) async throws -> FileRecord? {
+        try await first("SELECT \(unescaped: Columns.file) FROM files WHERE id = \(id.rawValue)", Self.file)
+    }
+
+    public func file(named name: String, in containerID: ResourceID) async throws -> FileRecord? {
+        try await first("""
+            SELECT \(unescaped: Columns.file) FROM files WHERE container_id = \(containerID.rawValue) AND wopi_fold(name) = wopi_fold(\(name))
+            """, Self.file)
+    }
+
+    public func createFile(named name: String, in containerID: ResourceID, blob: StoredBlob, replacing: Bool, now: Date) async throws
+        -> (file: FileRecord, replacedBlob: BlobKey?) {
+        do {
+            return try await transaction { connection in
+                guard let container = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(containerID.rawValue)",
+                                                           logger: self.logger, Self.container) else { throw WOPIStoreError.notFound }
+                if let existing = try await Self.first(connection, """
+                    SELECT \(unescaped: Columns.file) FROM files WHERE container_id = \(containerID.rawValue) AND wopi_fold(name) = wopi_fold(\(name)) FOR UPDATE
+                    """, logger: self.logger, Self.file) {
+                    guard replacing else { throw WOPIStoreError.nameTaken(existing.name) }
+                    if case .conflict(let current, let reason) = LockRules.evaluate(.modify(nil), current: existing.lock, now: now) {
+                        throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
+                    }
+                    return (try await self.storeContent(connection, existing, blob: blob, now: now), existing.blobKey)
+                }
+                let file = FileRecord(id: .random(), containerID: containerID, ownerID: container.ownerID, name: name, size: blob.size,
+                                      version: try await self.nextVersion(connection), sha256: blob.sha256, blobKey: blob.key,
+                                      modifiedAt: now, lock: nil)
+                try await connection.query("""
+                    INSERT INTO files (id, container_id, owner_id, name, size, version, sha256, blob_key, modified_at)
+                    VALUES (\(file.id.rawValue), \(containerID.rawValue), \(container.ownerID.rawValue), \(name), \(file.size), \(file.version),
+                            \(file.sha256), \(file.blobKey.rawValue), \(now.timeIntervalSince1970))
+                    """, logger: self.logger)
+                return (file, nil)
+            }
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw WOPIStoreError.nameTaken(name)
+        }
+    }
+
+    public func renameFile(_ id: ResourceID, to name: String, lock: WOPILock?, now: Date) async throws -> FileRecord {
+        do {
+            return try await transaction { connection in
+                guard var file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
+                if case .conflict(let current, let reason) = LockRules.evaluate(.modify(lock), current: file.lock, now: now) {
+                    throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
+                }
+                file.name = name
+                file.version = try await self.nextVersion(connection)
+                try await connection.query("UPDATE files SET name = \(name), version = \(file.version) WHERE id = \(id.rawValue)", logger: self.logger)
+                return file
+            }
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw WOPIStoreError.nameTaken(name)
+        }
+    }
+
+    public func deleteFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> BlobKey {
+        try await transaction { connection in
+            guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
+            if case .conflict(let current, let reason) = LockRules.evaluate(.modify(lock), current: file.lock, now: now) {
+                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
+            }
+            try await connection.query("DELETE FROM files WHERE id = \(id.rawValue)", logger: self.logger)
+            return file.blobKey
+        }
+    }
+
+    public func updateLock(_ id: ResourceID, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord) {
+        try await transaction { connection in
+            guard var file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
+            let decision = LockRules.evaluate(request, current: file.lock, now: now)
+            if case .granted(let newState) = decision, newState != file.lock {
+                file.lock = newState
+                try await connection.query("""
+                    UPDATE files SET lock_value = \(newState?.lock.value), lock_expires_at = \(newState?.expiresAt.timeIntervalSince1970)
+                    WHERE id = \(id.rawValue)
+                    """, logger: self.logger)
+            }
+            return (decision, file)
+        }
+    }
+
+    public func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws -> (file: FileRecord, replacedBlob: BlobKey) {
+        try await transaction { connection in
+            guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
+            if case .conflict(let current, let reason) = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now) {
+                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
+            }
+            return (try await self.storeContent(connection, file, blob: blob, now: now), file.blobKey)
+        }
+    }
+
+    public func referencedBlobs() async throws -> Set<BlobKey> {
+        Set(try await all("SELECT blob_key FROM files") { try $0.decode(String.self) }.compactMap(BlobKey.init))
+    }
+
+    // MARK: Secrets
+
+    public func hostSecret(named name: String, orCreate make: @Sendable () -> Data) async throws -> Data {
+        if let existing = try await first("SELECT value FROM settings WHERE name = \(name)", { try $0.decode(Data.self) }) { return existing }
+        // Two hosts starting at once: the first insert wins and both read its value.
+        try await client.query("INSERT INTO settings (name, value) VALUES (\(name), \(make())) ON CONFLICT (name) DO NOTHING", logger: logger)
+        guard let stored = try await first("SELECT value FROM settings WHERE name = \(name)", { try $0.decode(Data.self) }) else {
+            throw WOPIStoreError.notFound
+        }
+        return stored
+    }
+
+    public func hostSetting(named name: String) async throws -> String? {
+        try await first("SELECT value FROM settings WHERE name = \(name)") { String(decoding: try $0.decode(Data.self), as: UTF8.self) }
+    }
+
+    public func setHostSetting(_ value: String, named name: String) async throws {
+        try await client.query("""
+            INSERT INTO settings (name, value) VALUES (\(name), \(Data(value.utf8))) ON CONFLICT (name) DO UPDATE SET value = excluded.value
+            """, logger: logger)
+    }
+
+    // MARK: Helpers
+
+    private func storeContent(_ connection: PostgresConnection, _ file: FileRecord, blob: StoredBlob, now: Date) async throws -> FileRecord {
+        var updated = file
+        updated.size = blob.size
+        updated.sha256 = blob.sha256
+        updated.blobKey = blob.key
+        updated.modifiedAt = now
+        updated.version = try await nextVersion(connection)
+        try await connection.query("""
+            UPDATE files SET size = \(blob.size), sha256 = \(blob.sha256), blob_key = \(blob.key.rawValue),
+                             modified_at = \(now.timeIntervalSince1970), version = \(updated.version)
+            WHERE id = \(file.id.rawValue)
+            """, logger: logger)
+        return updated
+    }
+
+    private func nextVersion(_ connection: PostgresConnection) async throws -> Int64 {
+        try await Self.first(connection, "SELECT nextval('file_versions')", logger: logger) { try $0.decode(Int64.self) } ?? 0
+    }
+
+    /// The file's row, locked until the transaction ends: the read half of every compare-and-set.
+    private func lockedFile(_ connection: PostgresConnection, _ id: ResourceID) async throws -> FileRecord? {
+        try await Self.first(connection, "SELECT \(unescaped: Columns.file) FROM files WHERE id = \(id.rawValue) FOR UPDATE", logger: logger, Self.file)
+    }
+
+    /// Runs `body` in one transaction, committed when it returns and rolled back when it throws; the error
+    /// `body` threw (a ``WOPIStoreError``, a unique violation) reaches the caller unwrapped.
+    func transaction<Result>(isolation: isolated (any Actor)? = #isolation,
+                             _ body: (PostgresConnection) async throws -> sending Result) async throws -> sending Result {
+        do {
+            return try await client.withTransaction(logger: logger, isolation: isolation, body)
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        }
+    }
+
+    func first<Value>(_ query: PostgresQuery, _ decode: (PostgresRow) throws -> Value) async throws -> Value? {
+        try await all(query, decode).first
+    }
+
+    func all<Value>(_ query: PostgresQuery, _ decode: (PostgresRow) throws -> Value) async throws -> [Value] {
+        var values: [Value] = []
+        for try await row in try await client.query(query, logger: logger) { values.append(try decode(row)) }
+        return values
+    }
+
+    static func first<Value>(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger,
+                             _ decode: (PostgresRow) throws -> Value) async throws -> Value? {
+        try await all(connection, query, logger: logger, decode).first
+    }
+
+    static func all<Value>(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger,
+                           _ decode: (PostgresRow) throws -> Value) async throws -> [Value] {
+        var values: [Value] = []
+        for try await row in try await connection.query(query, logger: logger) { values.append(try decode(row)) }
+        return values
+    }
+
+    // MARK: Rows
+
+    enum Columns {
+        static let user = "id, name, display_name, password_hash, root_container_id, user_info"
+        static let container = "id, parent_id, owner_id, name"
+        static let file = "id, container_id, owner_id, name, size, version, sha256, blob_key, modified_at, lock_value, lock_expires_at"
+    }
+
+    private static func id(_ text: String) -> ResourceID {
+        // Ids are validated before they are written, so a stored one always parses.
+        ResourceID(text) ?? ResourceID("invalid")!
+    }
+
+    private static func user(_ row: PostgresRow) throws -> UserRecord {
+        let (id, name, displayName, hash, root, info) = try row.decode((String, String, String, String, String, String?).self)
+        return UserRecord(id: Self.id(id), name: name, displayName: displayName, passwordHash: PasswordHash(encoded: hash) ?? .unusable,
+                          rootContainerID: Self.id(root), userInfo: info)
+    }
+
+    private static func container(_ row: PostgresRow) throws -> ContainerRecord {
+        let (id, parent, owner, name) = try row.decode((String, String?, String, String).self)
+        return ContainerRecord(id: Self.id(id), parentID: parent.flatMap(ResourceID.init), ownerID: Self.id(owner), name: name)
+    }
+
+    private static func file(_ row: PostgresRow) throws -> FileRecord {
+        let (id, container, owner, name, size, version, sha256, blobKey, modified, lockValue, lockExpiry) =
+            try row.decode((String, String, String, String, Int64, Int64, String, String, Double, String?, Double?).self)
+        let lock = lockValue.flatMap(WOPILock.init).flatMap { lock in
+            lockExpiry.map { LockState(lock: lock, expiresAt: Date(timeIntervalSince1970: $0)) }
+        }
+        return FileRecord(id: Self.id(id), containerID: Self.id(container), ownerID: Self.id(owner), name: name, size: size,
+                          version: version, sha256: sha256, blobKey: BlobKey(blobKey) ?? BlobKey("missing")!,
+                          modifiedAt: Date(timeIntervalSince1970: modified), lock: lock)
+    }
+
+    // MARK: Connection set-up
+
+    private static func tls(_ mode: PostgresDatabaseURL.TLSMode) throws -> (connection: PostgresConnection.Configuration.TLS, client: PostgresClient.Configuration.TLS) {
+        switch mode {
+        case .disable: return (.disable, .disable)
+        case .prefer:
+            let configuration = TLSConfiguration.makeClientConfiguration()
+            return (.prefer(try NIOSSLContext(configuration: configuration)), .prefer(configuration))
+        case .require:
+            let configuration = TLSConfiguration.makeClientConfiguration()
+            return (.require(try NIOSSLContext(configuration: configuration)), .require(configuration))
+        }
+    }
+
+    /// A short reason for a connection failure, without the URL's password (PostgresNIO's errors never carry it).
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return "\(underlying)" }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}
+
+/// Errors opening a ``PostgresStore``.
+public enum PostgresStoreError: Error, Sendable, CustomStringConvertible {
+    /// The server could not be reached, or refused the connection or the sign-in.
+    case unreachable(PostgresDatabaseURL, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let url, let reason): "cannot connect to the database at \(url.endpoint) (\(url.description)): \(reason)"
+        }
+    }
+}
+
+extension PSQLError {
+    /// SQLSTATE 23505: a unique index refused the row (a name taken by a concurrent writer).
+    var isUniqueViolation: Bool { serverInfo?[.sqlState] == "23505" }
+}
