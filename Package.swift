@@ -71,6 +71,8 @@ let package = Package(
             dependencies: [
                 "WOPICore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // Issue 12: the validator signs proofs with the client's RSA keys.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -135,6 +137,9 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // Issue 12: the stand-in WOPI host the access-token mode and check-host are shown against.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),
