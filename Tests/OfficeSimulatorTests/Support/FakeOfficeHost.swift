@@ -191,15 +191,15 @@ struct FakeOfficeHost {
         }
 
         router.get("wopi/files/:id") { request, context in
-            guard let id = await authorize(request, context, state) else { return text(.notFound, "no such file") }
+            guard let id = await authorize(request, context, state) else { return refusal(request, state) }
             return await state.checkFileInfo(id)
         }
         router.get("wopi/files/:id/ancestry") { request, context in
-            guard let id = await authorize(request, context, state) else { return text(.notFound, "no such file") }
+            guard let id = await authorize(request, context, state) else { return refusal(request, state) }
             return await state.ancestry(of: id, base: await base.url)
         }
         router.get("wopi/files/:id/contents") { request, context in
-            guard let id = await authorize(request, context, state) else { return text(.notFound, "no such file") }
+            guard let id = await authorize(request, context, state) else { return refusal(request, state) }
             let (content, version) = await state.file(id)
             var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: content)))
             response.headers[.itemVersion] = version
@@ -207,7 +207,7 @@ struct FakeOfficeHost {
             return response
         }
         router.post("wopi/files/:id/contents") { request, context in
-            guard let id = await authorize(request, context, state) else { return text(.notFound, "no such file") }
+            guard let id = await authorize(request, context, state) else { return refusal(request, state) }
             guard request.headers[.override] == "PUT" else { return text(.badRequest, "PutFile needs X-WOPI-Override: PUT") }
             if state.defect == .keepsTruncatedUpload {
                 // The defect: the content is replaced before the body is complete, and whatever arrives is kept.
@@ -226,7 +226,7 @@ struct FakeOfficeHost {
             return await state.putFile(id, Data(body.readableBytesView), lock: request.headers[.lock])
         }
         router.post("wopi/files/:id") { request, context in
-            guard let id = await authorize(request, context, state) else { return text(.notFound, "no such file") }
+            guard let id = await authorize(request, context, state) else { return refusal(request, state) }
             switch request.headers[.override] ?? "" {
             case "PUT_RELATIVE":
                 guard let suggested = request.headers[.suggestedTarget].flatMap({ try? UTF7.decode($0) }) else {
@@ -268,6 +268,11 @@ struct FakeOfficeHost {
             let token = state.defect == .createChildFileWithoutToken ? "" : "?access_token=\(state.wopiToken)"
             return json(["Name": name, "Url": "\(await base.url.absoluteString)/wopi/files/\(newID)\(token)"])
         }
+    }
+
+    /// 401 for a wrong token, else 404.
+    private static func refusal(_ request: Request, _ state: FakeHostState) -> Response {
+        request.uri.queryParameters.get("access_token") != state.wopiToken ? text(.unauthorized, "bad access token") : text(.notFound, "no such file")
     }
 
     /// The file id the request names, when the token is right and the file exists.
