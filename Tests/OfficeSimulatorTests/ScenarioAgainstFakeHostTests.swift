@@ -180,11 +180,15 @@ struct ScenarioAgainstFakeHostTests {
         #expect(failure.answer?.status == 404)
     }
 
-    @Test("conflict catches a host that gives a second lock instead of 409")
+    @Test("conflict catches a host that gives a second lock instead of 409, and leaves no lock behind")
     func conflictWithoutConflict() async throws {
-        let failure = try await Self.failure(.conflict, .secondLockWins)
-        #expect(failure.step == .lockConflict)
-        #expect(failure.answer?.status == 200 && failure.reason.contains("must answer 409"))
+        try await FakeOfficeHost.withRunning(defect: .secondLockWins) { host in
+            let failure = try #require(try await Self.play(.conflict, on: host).0.failure)
+            #expect(failure.step == .lockConflict)
+            #expect(failure.answer?.status == 200 && failure.reason.contains("must answer 409"))
+            #expect(await host.state.lock == nil, "the simulator releases the locks it took when a step fails")
+            #expect(await host.state.content == Data("original content".utf8))
+        }
     }
 
     @Test("conflict catches a 409 without the current lock")

@@ -42,6 +42,8 @@ public struct OfficeSimulator: Sendable {
             return try await session.run()
         } catch {
             onStep(SimulationStep(name: error.step, outcome: .failed, detail: error.description))
+            // Leave the host as it was found, so the next scenario (or a person) is not met by a stale lock.
+            await session.releaseHeldLocks()
             throw error
         }
     }
@@ -71,6 +73,8 @@ struct SimulationSession {
     let simulator: OfficeSimulator
     let onStep: @Sendable (SimulationStep) -> Void
     var steps: [SimulationStep] = []
+    /// Locks the simulator took and has not released yet, Office's own and the "other device's".
+    var heldLocks: [(wopi: WOPIRequests, lock: String)] = []
 
     init(simulator: OfficeSimulator, onStep: @escaping @Sendable (SimulationStep) -> Void) {
         self.simulator = simulator
@@ -93,6 +97,13 @@ struct SimulationSession {
 
     func send(_ request: SimulatorRequest, _ step: SimulationStep.Name) async throws(SimulationFailure) -> SimulatorResponse {
         try await simulator.send(request, for: step)
+    }
+
+    /// Unlocks, best effort and unreported, every lock still held after a failed step.
+    func releaseHeldLocks() async {
+        for (wopi, lock) in heldLocks {
+            _ = try? await simulator.transport.send(wopi.lockOperation("UNLOCK", lock: lock))
+        }
     }
 
     /// What the sign-in (or the given token) leaves: WOPI requests for the file, and the OAuth
@@ -461,6 +472,7 @@ struct SimulationSession {
             let reason = response.status == 409 ? "the host refused the lock (409)" : "Lock must answer 200"
             throw SimulationFailure(step: .lock, reason: reason, response: response)
         }
+        heldLocks.append((wopi, lock))
         report(.lock, "locked with \(lock)")
     }
 
@@ -499,6 +511,7 @@ struct SimulationSession {
         guard response.status == 200 else {
             throw SimulationFailure(step: .unlock, reason: "Unlock with the lock Office holds must answer 200", response: response)
         }
+        heldLocks.removeAll { $0.lock == lock }
         report(.unlock, "released \(lock)")
     }
 }
