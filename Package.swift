@@ -113,7 +113,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator"], swiftSettings: strictSettings),
+        .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator", "WOPICore"], swiftSettings: strictSettings),
         .testTarget(
             name: "OfficeSimulatorTests",
             dependencies: [
