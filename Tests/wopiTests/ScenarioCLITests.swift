@@ -101,6 +101,24 @@ import Testing
         }
     }
 
+    @Test("--scenario all --json: every line is a JSON object, each scenario starts and ends with a summary object", .timeLimit(.minutes(5)))
+    func allScenariosAsJSON() async throws {
+        try await StandInWOPIHost.withRunning { host in
+            let run = try await Self.run(["simulate", host.invokeURI(), "--access-token", StandInWOPIHost.token, "--scenario", "all", "--json"])
+            #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
+            let objects = try RoundTripTests.lines(run.stdout).map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON line: \(line)")
+            }
+            let starts = objects.filter { $0["event"] as? String == "start" }.compactMap { $0["scenario"] as? String }
+            #expect(starts == Self.allScenarios)
+            let summaries = objects.suffix(Self.allScenarios.count)
+            #expect(summaries.map { $0["scenario"] as? String ?? "" } == Self.allScenarios)
+            #expect(summaries.first { $0["scenario"] as? String == "conflict" }?["outcome"] as? String == "passed")
+            #expect(summaries.first { $0["scenario"] as? String == "browse" }?["outcome"] as? String == "skipped")
+            #expect(objects.contains { $0["step"] as? String == "pending-passback" && ($0["detail"] as? String)?.contains("|z|yes") == true })
+        }
+    }
+
     @Test("bad scenario input exits 2 with one line on stderr")
     func invalidInput() async throws {
         let uri = "ms-word:ofe|u|http://127.0.0.1:1/wopi/files/x|d|S|e|U|n|a.docx|a|App"
