@@ -36,7 +36,7 @@ struct HostChecks: Sendable {
     }
 
     private func fileURL(_ suffix: String = "") -> URL? {
-        URL(string: wopiSrc + suffix + "?access_token=" + FormToken.encode(accessToken))
+        URL(string: wopiSrc + suffix + "?access_token=" + Self.percentEncoded(accessToken))
     }
 
     // MARK: Rules
@@ -155,10 +155,17 @@ struct HostChecks: Sendable {
                 report(ReadinessCheck(suite: suite, name: "\(result.group)/\(result.name)", outcome: outcome, detail: detail))
             }
             // The scratch file is the checker's own: remove it (best effort; a host without DeleteFile keeps it).
-            let delete = TransportRequest(method: "POST", url: created.wopiSrc + "?access_token=" + FormToken.encode(created.token),
+            let delete = TransportRequest(method: "POST", url: created.wopiSrc + "?access_token=" + Self.percentEncoded(created.token),
                                           headers: [HeaderField("X-WOPI-Override", "DELETE")], body: [])
             _ = try? await transport.send(delete)
         }
+    }
+
+    /// A token percent-encoded for a query string.
+    private static func percentEncoded(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     // MARK: Scenarios
@@ -207,14 +214,5 @@ struct HostChecks: Sendable {
                 report(ReadinessCheck(suite: suite, name: scenario.rawValue, outcome: .failed, detail: failure.description))
             }
         }
-    }
-}
-
-/// Percent-encoding for a token in a query.
-enum FormToken {
-    static func encode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }
