@@ -61,6 +61,23 @@ import Testing
         }
     }
 
+    @Test("check-host: the same host without the planted fault passes that rule", .timeLimit(.minutes(10)))
+    func withoutThePlantedFault() async throws {
+        try await StandInWOPIHost.withRunning { host in
+            let run = try await ScenarioCLITests.run([
+                "check-host", "--wopi-src", host.wopiSrc, "--access-token", StandInWOPIHost.token,
+                "--testcases", try ConformanceTests.testCasesURL().path,
+            ], timeout: 600)
+            let lines = RoundTripTests.lines(run.stdout)
+            #expect(lines.contains { $0.hasPrefix("[ok]   rule checkfileinfo.property-types:") }, "\(run.stdout)")
+            #expect(lines.contains { $0.hasPrefix("[ok]   rule checkfileinfo.licensing-properties:") }, "\(run.stdout)")
+            // The stand-in implements files only, which Office for iOS does not accept: the containers rule says so.
+            #expect(lines.contains("[FAIL] rule checkfileinfo.containers-and-delete: SupportsContainers is not true; Office for iOS needs the container operations"))
+            #expect(lines.contains { $0.hasPrefix("[ok]   scenario conflict:") } && lines.contains { $0.hasPrefix("[ok]   scenario upload-pending:") })
+            #expect(run.exitCode == 1)
+        }
+    }
+
     @Test("check-host: bad input exits 2 with one line on stderr")
     func invalidInput() async throws {
         let testcases = try ConformanceTests.testCasesURL().path
