@@ -11,8 +11,13 @@ import WOPICore
 /// GetLock, RefreshLock with a made-up lock (must fail), Lock, GetFile; 6. in edit mode PutFile
 /// with the lock, CheckFileInfo (Version changed), Unlock; 7. the passback for `|p|`.
 ///
+/// That is the ``SimulationScenario/openEditSave`` scenario; ``SimulationOptions/scenario`` picks
+/// another documented behaviour (browse, create, save-as, rename, conflict, token-refresh,
+/// upload-pending; issue 12), and ``SimulationOptions/accessToken`` skips steps 2–4 for hosts without
+/// a bootstrapper.
+///
 /// The first answer Office would not accept stops the session with a ``SimulationFailure`` naming
-/// the step and carrying the host's answer.
+/// the step and carrying the host's answer; any lock the simulator still holds is then released.
 ///
 /// ```swift
 /// try await HTTPClientSimulatorTransport.withTransport { transport in
