@@ -76,6 +76,8 @@ let package = Package(
             dependencies: [
                 "WOPICore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // Issue 12: the validator signs proofs with the client's RSA keys.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -121,7 +123,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator"], swiftSettings: strictSettings),
+        .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator", "WOPICore"], swiftSettings: strictSettings),
         .testTarget(
             name: "OfficeSimulatorTests",
             dependencies: [
@@ -146,6 +148,9 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // Issue 12: the stand-in WOPI host the access-token mode and check-host are shown against.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),

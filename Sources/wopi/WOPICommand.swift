@@ -23,6 +23,8 @@ struct WOPICommand: AsyncParsableCommand {
             AppSigninCommand.self,
             SimulateCommand.self,
             ValidateCommand.self, ProofCommand.self,
+            // Issue 12: readiness of any WOPI host for Office for iOS, and Microsoft's onboarding form.
+            CheckHostCommand.self, OnboardingCommand.self,
         ]
     )
 

@@ -65,4 +65,35 @@ public struct HTTPClientSimulatorTransport: SimulatorTransport {
             headers: response.headers.map { SimulatorHeader($0.name, $0.value) },
             body: Data(buffer.readableBytesView))
     }
+
+    /// Sends the head and the first `byteCount` bytes of the body, announcing the whole length,
+    /// then fails the body stream, so the client closes the connection mid-upload.
+    public func sendDroppingConnection(_ request: SimulatorRequest, after byteCount: Int) async throws -> SimulatorResponse? {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        for field in request.headers {
+            outgoing.headers.add(name: field.name, value: field.value)
+        }
+        let body = request.body ?? Data()
+        let first = ByteBuffer(bytes: body.prefix(max(0, min(byteCount, body.count))))
+        let chunks = AsyncThrowingStream<ByteBuffer, any Error> { continuation in
+            if first.readableBytes > 0 { continuation.yield(first) }
+            continuation.finish(throwing: PlannedDrop())
+        }
+        outgoing.body = .stream(chunks, length: .known(Int64(body.count)))
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outgoing, timeout: timeout)
+        } catch {
+            return nil
+        }
+        let buffer = try await response.body.collect(upTo: maximumBodySize)
+        return SimulatorResponse(
+            status: Int(response.status.code),
+            headers: response.headers.map { SimulatorHeader($0.name, $0.value) },
+            body: Data(buffer.readableBytesView))
+    }
+
+    /// Ends the body stream of ``sendDroppingConnection(_:after:)``.
+    private struct PlannedDrop: Error {}
 }

@@ -71,4 +71,26 @@ public struct SimulatorResponse: Sendable, Hashable {
 public protocol SimulatorTransport: Sendable {
     /// Sends `request`; throws only when no answer arrives (connection refused, timeout).
     func send(_ request: SimulatorRequest) async throws -> SimulatorResponse
+
+    /// Sends `request` but drops the connection after `byteCount` bytes of its body, as a phone
+    /// losing its network halfway through an upload does (the `upload-pending` scenario).
+    ///
+    /// - Returns: `nil` when the connection was dropped as planned; the host's answer when it
+    ///   answered before the body was complete.
+    func sendDroppingConnection(_ request: SimulatorRequest, after byteCount: Int) async throws -> SimulatorResponse?
+}
+
+/// The error a transport throws when it cannot drop a connection on purpose.
+public struct ConnectionDropUnsupported: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Creates the error.
+    public init() {}
+    /// A one-line explanation.
+    public var description: String { "this transport cannot drop a connection halfway through a body" }
+}
+
+extension SimulatorTransport {
+    /// Transports that cannot drop connections say so.
+    public func sendDroppingConnection(_ request: SimulatorRequest, after byteCount: Int) async throws -> SimulatorResponse? {
+        throw ConnectionDropUnsupported()
+    }
 }

@@ -11,8 +11,13 @@ import WOPICore
 /// GetLock, RefreshLock with a made-up lock (must fail), Lock, GetFile; 6. in edit mode PutFile
 /// with the lock, CheckFileInfo (Version changed), Unlock; 7. the passback for `|p|`.
 ///
+/// That is the ``SimulationScenario/openEditSave`` scenario; ``SimulationOptions/scenario`` picks
+/// another documented behaviour (browse, create, save-as, rename, conflict, token-refresh,
+/// upload-pending; issue 12), and ``SimulationOptions/accessToken`` skips steps 2–4 for hosts without
+/// a bootstrapper.
+///
 /// The first answer Office would not accept stops the session with a ``SimulationFailure`` naming
-/// the step and carrying the host's answer.
+/// the step and carrying the host's answer; any lock the simulator still holds is then released.
 ///
 /// ```swift
 /// try await HTTPClientSimulatorTransport.withTransport { transport in
@@ -37,17 +42,19 @@ public struct OfficeSimulator: Sendable {
     ///
     /// - Throws: ``SimulationFailure`` at the first step whose answer Office would not accept.
     public func run(onStep: @escaping @Sendable (SimulationStep) -> Void = { _ in }) async throws(SimulationFailure) -> SimulationResult {
-        var session = Session(simulator: self, onStep: onStep)
+        var session = SimulationSession(simulator: self, onStep: onStep)
         do throws(SimulationFailure) {
             return try await session.run()
         } catch {
             onStep(SimulationStep(name: error.step, outcome: .failed, detail: error.description))
+            // Leave the host as it was found, so the next scenario (or a person) is not met by a stale lock.
+            await session.releaseHeldLocks()
             throw error
         }
     }
 
     /// Sends `request` for `step`; no answer at all is a failure of that step.
-    fileprivate func send(_ request: SimulatorRequest, for step: SimulationStep.Name) async throws(SimulationFailure) -> SimulatorResponse {
+    func send(_ request: SimulatorRequest, for step: SimulationStep.Name) async throws(SimulationFailure) -> SimulatorResponse {
         do {
             return try await transport.send(request)
         } catch {
@@ -66,10 +73,13 @@ public struct OfficeSimulator: Sendable {
 }
 
 /// The state of one run.
-private struct Session {
+/// The state of one run; the scenarios live in extensions, one file each (Sources/OfficeSimulator/Scenarios).
+struct SimulationSession {
     let simulator: OfficeSimulator
     let onStep: @Sendable (SimulationStep) -> Void
     var steps: [SimulationStep] = []
+    /// Locks the simulator took and has not released yet, Office's own and the "other device's".
+    var heldLocks: [(wopi: WOPIRequests, lock: String)] = []
 
     init(simulator: OfficeSimulator, onStep: @escaping @Sendable (SimulationStep) -> Void) {
         self.simulator = simulator
@@ -94,6 +104,31 @@ private struct Session {
         try await simulator.send(request, for: step)
     }
 
+    /// Unlocks, best effort and unreported, every lock still held after a failed step.
+    func releaseHeldLocks() async {
+        for (wopi, lock) in heldLocks {
+            _ = try? await simulator.transport.send(wopi.lockOperation("UNLOCK", lock: lock))
+        }
+    }
+
+    /// What the sign-in (or the given token) leaves: WOPI requests for the file, and the OAuth
+    /// session when there was one.
+    struct Access {
+        var wopi: WOPIRequests
+        /// Bootstrap's `UserId`; CheckFileInfo's must equal it. `nil` with a given access token.
+        var bootstrapUserID: String?
+        var oauth: OAuthSession?
+    }
+
+    /// The OAuth side of a signed-in session, for the scenarios that go back to the bootstrapper.
+    struct OAuthSession {
+        var bootstrapperURL: URL
+        var tokenEndpoint: URL
+        var accessToken: String
+        var refreshToken: String?
+        var grant: SignInGrant
+    }
+
     mutating func run() async throws(SimulationFailure) -> SimulationResult {
         // 1. The invoke URI.
         if let problem = InvokeURICheck.problem(with: invoke) { throw SimulationFailure(step: .invokeURI, reason: problem) }
@@ -101,21 +136,84 @@ private struct Session {
             throw SimulationFailure(step: .invokeURI, reason: "|u| '\(invoke.documentURL)' is not a URL")
         }
         report(.invokeURI, "\(invoke.app.displayName) opens '\(invoke.fileName ?? "")' for \(isEditing ? "editing" : "viewing"); WOPISrc \(invoke.documentURL); user \(invoke.user ?? "")")
+        if options.scenario.needsSignIn, options.accessToken != nil {
+            return notApplicable("\(options.scenario.rawValue) needs the bootstrapper and OAuth sign-in; it cannot run with only an access token")
+        }
+        if [SimulationScenario.conflict, .uploadPending, .rename, .create].contains(options.scenario), !isEditing {
+            return notApplicable("\(options.scenario.rawValue) edits the file; the invoke URI opens it for viewing (ofv)")
+        }
 
-        // 2. The unauthenticated bootstrapper call.
-        let challenge = try await readChallenge()
+        // 2.–4. Sign-in and tokens, or the given token.
+        let access = try await obtainAccess(wopiSrc)
 
-        // 3. Sign-in.
+        switch options.scenario {
+        case .openEditSave: return try await openEditSave(access)
+        case .browse: return try await browse(access)
+        case .create: return try await create(access)
+        case .saveAs: return try await saveAs(access)
+        case .rename: return try await rename(access)
+        case .conflict: return try await conflict(access)
+        case .tokenRefresh: return try await tokenRefresh(access)
+        case .uploadPending: return try await uploadPending(access)
+        }
+    }
+
+    /// The result of a scenario that does not apply to this host or this invoke URI.
+    mutating func notApplicable(_ reason: String) -> SimulationResult {
+        report(.scenarioApplies, .skipped, reason)
+        return SimulationResult(scenario: options.scenario, steps: steps, notApplicable: reason, versionBefore: nil, versionAfter: nil,
+                                savedContent: nil, passback: nil)
+    }
+
+    /// The bootstrapper challenge, sign-in, token exchange, Bootstrap and GET_NEW_ACCESS_TOKEN; or
+    /// nothing of that when an access token was given.
+    mutating func obtainAccess(_ wopiSrc: URL) async throws(SimulationFailure) -> Access {
+        if let token = options.accessToken {
+            report(.givenAccessToken, "sign-in skipped; using the given access token for \(invoke.documentURL)")
+            return Access(wopi: WOPIRequests(wopiSrc: wopiSrc, accessToken: token), bootstrapUserID: nil, oauth: nil)
+        }
+        guard let bootstrapperURL = options.bootstrapperURL else {
+            throw SimulationFailure(step: .bootstrapperChallenge, reason: "no bootstrapper URL and no access token: Office cannot sign in")
+        }
+        let challenge = try await readChallenge(bootstrapperURL)
         let grant = try await signIn(challenge)
+        let (oauthToken, refreshToken, endpoint) = try await exchange(grant, challenge)
+        let oauth = OAuthSession(bootstrapperURL: bootstrapperURL, tokenEndpoint: endpoint, accessToken: oauthToken,
+                                 refreshToken: refreshToken, grant: grant)
+        let bootstrapUserID = try await bootstrap(oauth)
+        let wopiToken = try await newAccessToken(oauth, wopiSrc: invoke.documentURL, step: .getNewAccessToken)
+        return Access(wopi: WOPIRequests(wopiSrc: wopiSrc, accessToken: wopiToken), bootstrapUserID: bootstrapUserID, oauth: oauth)
+    }
 
-        // 4. Tokens.
-        let oauthToken = try await exchange(grant, challenge)
-        let bootstrapUserID = try await bootstrap(oauthToken, grant)
-        let wopiToken = try await newAccessToken(oauthToken, grant, wopiSrc: invoke.documentURL)
-        let wopi = WOPIRequests(wopiSrc: wopiSrc, accessToken: wopiToken)
+    /// Today's story (issue 5): open, lock, save, unlock, passback.
+    mutating func openEditSave(_ access: Access) async throws(SimulationFailure) -> SimulationResult {
+        let wopi = access.wopi
+        let (info, lock, content) = try await open(access)
 
-        // 5. Open.
-        let info = try await checkFileInfo(wopi, step: .checkFileInfo, bootstrapUserID: bootstrapUserID)
+        // 6. Save and close.
+        var versionAfter: String?
+        var saved: Data?
+        if isEditing {
+            let newContent = options.replacementContent ?? ContentEdit.edited(content)
+            versionAfter = try await save(wopi, newContent, lock: lock, previous: info, bootstrapUserID: access.bootstrapUserID)
+            saved = newContent
+        } else {
+            for name in [SimulationStep.Name.putFile, .checkFileInfoAfterSave, .unlock] {
+                report(name, .skipped, "view mode: Office does not write")
+            }
+        }
+
+        // 7. The passback.
+        let passback = reportPassback(uploadPending: false)
+        return SimulationResult(scenario: options.scenario, steps: steps, versionBefore: info.version, versionAfter: versionAfter,
+                                savedContent: saved, passback: passback)
+    }
+
+    /// Office's open sequence: CheckFileInfo, GetLock and the RefreshLock probe when supported, Lock
+    /// in edit mode, GetFile. Returns what CheckFileInfo said, the lock Office holds and the content.
+    mutating func open(_ access: Access) async throws(SimulationFailure) -> (CheckFileInfoSummary, String, Data) {
+        let wopi = access.wopi
+        let info = try await checkFileInfo(wopi, step: .checkFileInfo, bootstrapUserID: access.bootstrapUserID)
         if isEditing, let blocker = info.editingBlocker {
             throw SimulationFailure(step: .checkFileInfo, reason: "the file was opened for editing but \(blocker), so Office would open it read-only")
         }
@@ -134,44 +232,42 @@ private struct Session {
             report(.lock, .skipped, "view mode: Office takes no lock")
         }
         let content = try await getFile(wopi, info)
+        return (info, lock, content)
+    }
 
-        // 6. Save and close.
-        var versionAfter: String?
-        var saved: Data?
-        if isEditing {
-            let newContent = options.replacementContent ?? ContentEdit.edited(content)
-            try await putFile(wopi, newContent, lock: lock, previousVersion: info.version)
-            let after = try await checkFileInfo(wopi, step: .checkFileInfoAfterSave, bootstrapUserID: bootstrapUserID)
-            guard after.version != info.version else {
-                throw SimulationFailure(step: .checkFileInfoAfterSave, reason: "Version is still '\(after.version)' after PutFile; it must change on every save")
-            }
-            guard after.size == Int64(newContent.count) else {
-                throw SimulationFailure(step: .checkFileInfoAfterSave, reason: "Size is \(after.size) after saving \(newContent.count) bytes")
-            }
-            report(.checkFileInfoAfterSave, "Version \(info.version) → \(after.version), \(after.size) bytes")
-            try await unlock(wopi, lock)
-            versionAfter = after.version
-            saved = newContent
-        } else {
-            for name in [SimulationStep.Name.putFile, .checkFileInfoAfterSave, .unlock] {
-                report(name, .skipped, "view mode: Office does not write")
-            }
+    /// PutFile with the lock, CheckFileInfo (the Version must change, the Size must match), Unlock.
+    /// Returns the new Version.
+    mutating func save(_ wopi: WOPIRequests, _ content: Data, lock: String, previous info: CheckFileInfoSummary,
+                       bootstrapUserID: String?, putStep: SimulationStep.Name = .putFile) async throws(SimulationFailure) -> String {
+        try await putFile(wopi, content, lock: lock, previousVersion: info.version, step: putStep)
+        let after = try await checkFileInfo(wopi, step: .checkFileInfoAfterSave, bootstrapUserID: bootstrapUserID)
+        guard after.version != info.version else {
+            throw SimulationFailure(step: .checkFileInfoAfterSave, reason: "Version is still '\(after.version)' after PutFile; it must change on every save")
         }
+        guard after.size == Int64(content.count) else {
+            throw SimulationFailure(step: .checkFileInfoAfterSave, reason: "Size is \(after.size) after saving \(content.count) bytes")
+        }
+        report(.checkFileInfoAfterSave, "Version \(info.version) → \(after.version), \(after.size) bytes")
+        try await unlock(wopi, lock)
+        return after.version
+    }
 
-        // 7. The passback.
-        let passback = OfficePassback(returningFrom: invoke, uploadPending: false)
+    /// Reports the passback Office sends on the back arrow, when the invoke URI has `|p|`.
+    mutating func reportPassback(uploadPending: Bool, step: SimulationStep.Name = .passback) -> OfficePassback? {
+        let passback = OfficePassback(returningFrom: invoke, uploadPending: uploadPending)
         if let passback {
-            report(.passback, "Office returns to '\(passback.scheme):' with uploadPending no\(passback.context.map { " and context '\($0)'" } ?? "")")
+            let detail = "Office returns to '\(passback.scheme):' with uploadPending \(uploadPending ? "yes" : "no")\(passback.context.map { " and context '\($0)'" } ?? "")"
+            report(step, step == .passback ? detail : "\(detail): \(passback.string)")
         } else {
-            report(.passback, .skipped, "the invoke URI has no |p|, so Office does not return to the app")
+            report(step, .skipped, "the invoke URI has no |p|, so Office does not return to the app")
         }
-        return SimulationResult(steps: steps, versionBefore: info.version, versionAfter: versionAfter, savedContent: saved, passback: passback)
+        return passback
     }
 
     // MARK: Sign-in and tokens
 
-    mutating func readChallenge() async throws(SimulationFailure) -> BootstrapperChallenge {
-        let request = SimulatorRequest(method: "GET", url: options.bootstrapperURL, headers: [SimulatorHeader("User-Agent", WOPIRequests.userAgent)])
+    mutating func readChallenge(_ bootstrapperURL: URL) async throws(SimulationFailure) -> BootstrapperChallenge {
+        let request = SimulatorRequest(method: "GET", url: bootstrapperURL, headers: [SimulatorHeader("User-Agent", WOPIRequests.userAgent)])
         let response = try await send(request, .bootstrapperChallenge)
         guard response.status == 401 else {
             throw SimulationFailure(step: .bootstrapperChallenge, reason: "an unauthenticated call must answer 401", response: response)
@@ -211,7 +307,8 @@ private struct Session {
 
     /// RFC 6749 §4.1.3–§4.1.4 and tokenissuance.rst: a form POST with the client's credentials,
     /// answered by JSON with `access_token`, `token_type` bearer and `expires_in` in seconds.
-    mutating func exchange(_ grant: SignInGrant, _ challenge: BootstrapperChallenge) async throws(SimulationFailure) -> String {
+    /// Returns the OAuth access token, the refresh token when one was given, and the endpoint used.
+    mutating func exchange(_ grant: SignInGrant, _ challenge: BootstrapperChallenge) async throws(SimulationFailure) -> (String, String?, URL) {
         let endpoint = grant.tokenEndpoint ?? challenge.tokenIssuanceURI
         guard let url = URL(string: endpoint), url.scheme == "http" || url.scheme == "https" else {
             throw SimulationFailure(step: .tokenExchange, reason: "the token endpoint '\(endpoint.prefix(200))' is not an http(s) URL")
@@ -247,7 +344,7 @@ private struct Session {
         }
         let refresh = object["refresh_token"]?.stringValue != nil ? ", refresh token given" : ""
         report(.tokenExchange, "POST \(grant.tokenEndpoint != nil ? "tk " : "")\(endpoint): Bearer token, \(expiry)\(refresh)\(grant.sessionContext != nil ? "; sc sent back" : "")")
-        return token
+        return (token, object["refresh_token"]?.stringValue, url)
     }
 
     func bootstrapperHeaders(_ token: String, _ grant: SignInGrant) -> [SimulatorHeader] {
@@ -257,8 +354,9 @@ private struct Session {
     }
 
     /// Bootstrap.rst: `{"Bootstrap": {EcosystemUrl, UserId, SignInName, [UserFriendlyName]}}`.
-    mutating func bootstrap(_ token: String, _ grant: SignInGrant) async throws(SimulationFailure) -> String {
-        let response = try await send(SimulatorRequest(method: "GET", url: options.bootstrapperURL, headers: bootstrapperHeaders(token, grant)), .bootstrap)
+    mutating func bootstrap(_ oauth: OAuthSession) async throws(SimulationFailure) -> String {
+        let response = try await send(SimulatorRequest(method: "GET", url: oauth.bootstrapperURL,
+                                                       headers: bootstrapperHeaders(oauth.accessToken, oauth.grant)), .bootstrap)
         guard response.status == 200 else {
             throw SimulationFailure(step: .bootstrap, reason: "an authenticated Bootstrap call must answer 200", response: response)
         }
@@ -277,36 +375,36 @@ private struct Session {
     }
 
     /// GetNewAccessToken.rst: `{"AccessTokenInfo": {AccessToken, AccessTokenExpiry (ms since the epoch)}, "Bootstrap": …}`.
-    mutating func newAccessToken(_ token: String, _ grant: SignInGrant, wopiSrc: String) async throws(SimulationFailure) -> String {
-        let headers = bootstrapperHeaders(token, grant) + [
+    mutating func newAccessToken(_ oauth: OAuthSession, wopiSrc: String, step: SimulationStep.Name) async throws(SimulationFailure) -> String {
+        let headers = bootstrapperHeaders(oauth.accessToken, oauth.grant) + [
             SimulatorHeader("X-WOPI-EcosystemOperation", "GET_NEW_ACCESS_TOKEN"), SimulatorHeader("X-WOPI-WopiSrc", wopiSrc),
         ]
-        let response = try await send(SimulatorRequest(method: "POST", url: options.bootstrapperURL, headers: headers, body: Data()), .getNewAccessToken)
+        let response = try await send(SimulatorRequest(method: "POST", url: oauth.bootstrapperURL, headers: headers, body: Data()), step)
         guard response.status == 200 else {
-            throw SimulationFailure(step: .getNewAccessToken, reason: "GET_NEW_ACCESS_TOKEN for the WOPISrc must answer 200", response: response)
+            throw SimulationFailure(step: step, reason: "GET_NEW_ACCESS_TOKEN for the WOPISrc must answer 200", response: response)
         }
         guard let info = JSONValue.object(from: response.body)?["AccessTokenInfo"]?.objectValue else {
-            throw SimulationFailure(step: .getNewAccessToken, reason: "the answer has no AccessTokenInfo object", response: response)
+            throw SimulationFailure(step: step, reason: "the answer has no AccessTokenInfo object", response: response)
         }
         guard let accessToken = info["AccessToken"]?.stringValue, !accessToken.isEmpty else {
-            throw SimulationFailure(step: .getNewAccessToken, reason: "AccessTokenInfo.AccessToken must be a non-empty string", response: response)
+            throw SimulationFailure(step: step, reason: "AccessTokenInfo.AccessToken must be a non-empty string", response: response)
         }
         guard let expiry = info["AccessTokenExpiry"]?.integerValue else {
-            throw SimulationFailure(step: .getNewAccessToken, reason: "AccessTokenInfo.AccessTokenExpiry must be a whole number (ms since the epoch)", response: response)
+            throw SimulationFailure(step: step, reason: "AccessTokenInfo.AccessTokenExpiry must be a whole number (ms since the epoch)", response: response)
         }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         guard expiry == 0 || expiry > now else {
-            throw SimulationFailure(step: .getNewAccessToken,
+            throw SimulationFailure(step: step,
                                     reason: "AccessTokenExpiry \(expiry) is in the past; it is an instant in ms since the epoch, not a duration", response: response)
         }
         let until = expiry == 0 ? "no expiry" : "valid until \(Date(timeIntervalSince1970: Double(expiry) / 1000).formatted(.iso8601))"
-        report(.getNewAccessToken, "WOPI access token for \(wopiSrc), \(until)")
+        report(step, "WOPI access token for \(wopiSrc), \(until)")
         return accessToken
     }
 
     // MARK: WOPI
 
-    func checkFileInfo(_ wopi: WOPIRequests, step: SimulationStep.Name, bootstrapUserID: String) async throws(SimulationFailure) -> CheckFileInfoSummary {
+    func checkFileInfo(_ wopi: WOPIRequests, step: SimulationStep.Name, bootstrapUserID: String?) async throws(SimulationFailure) -> CheckFileInfoSummary {
         let response = try await send(wopi.checkFileInfo, step)
         guard response.status == 200 else {
             throw SimulationFailure(step: step, reason: "CheckFileInfo must answer 200", response: response)
@@ -315,7 +413,7 @@ private struct Session {
         case .failure(let problem):
             throw SimulationFailure(step: step, reason: problem.reason, response: response)
         case .success(let info):
-            guard info.userID == bootstrapUserID else {
+            if let bootstrapUserID, info.userID != bootstrapUserID {
                 throw SimulationFailure(step: step,
                                         reason: "UserId '\(info.userID)' differs from Bootstrap's UserId '\(bootstrapUserID)' (Bootstrap.rst: they should match)",
                                         response: response)
@@ -379,6 +477,7 @@ private struct Session {
             let reason = response.status == 409 ? "the host refused the lock (409)" : "Lock must answer 200"
             throw SimulationFailure(step: .lock, reason: reason, response: response)
         }
+        heldLocks.append((wopi, lock))
         report(.lock, "locked with \(lock)")
     }
 
@@ -398,17 +497,18 @@ private struct Session {
         return response.body
     }
 
-    mutating func putFile(_ wopi: WOPIRequests, _ content: Data, lock: String, previousVersion: String) async throws(SimulationFailure) {
-        let response = try await send(wopi.putFile(content, lock: lock), .putFile)
+    mutating func putFile(_ wopi: WOPIRequests, _ content: Data, lock: String, previousVersion: String,
+                          step: SimulationStep.Name = .putFile) async throws(SimulationFailure) {
+        let response = try await send(wopi.putFile(content, lock: lock), step)
         guard response.status == 200 else {
             let reason = response.status == 409 ? "the host refused the write although Office holds the lock" : "PutFile must answer 200"
-            throw SimulationFailure(step: .putFile, reason: reason, response: response)
+            throw SimulationFailure(step: step, reason: reason, response: response)
         }
         let itemVersion = response.header("X-WOPI-ItemVersion")
         if itemVersion == previousVersion {
-            throw SimulationFailure(step: .putFile, reason: "X-WOPI-ItemVersion is still '\(previousVersion)' after the write", response: response)
+            throw SimulationFailure(step: step, reason: "X-WOPI-ItemVersion is still '\(previousVersion)' after the write", response: response)
         }
-        report(.putFile, "saved \(content.count) bytes with the lock" + (itemVersion.map { ", X-WOPI-ItemVersion \($0)" } ?? ""))
+        report(step, "saved \(content.count) bytes with the lock" + (itemVersion.map { ", X-WOPI-ItemVersion \($0)" } ?? ""))
     }
 
     mutating func unlock(_ wopi: WOPIRequests, _ lock: String) async throws(SimulationFailure) {
@@ -416,6 +516,7 @@ private struct Session {
         guard response.status == 200 else {
             throw SimulationFailure(step: .unlock, reason: "Unlock with the lock Office holds must answer 200", response: response)
         }
+        heldLocks.removeAll { $0.lock == lock }
         report(.unlock, "released \(lock)")
     }
 }

@@ -20,8 +20,9 @@ public struct SimulationOptions: Sendable {
 
     /// The invoke URI, as `wopi link` makes it.
     public var invokeURI: OfficeInvokeURI
-    /// The provider's bootstrapper URL, for example `https://contoso.com/wopibootstrapper`.
-    public var bootstrapperURL: URL
+    /// The provider's bootstrapper URL, for example `https://contoso.com/wopibootstrapper`; `nil`
+    /// only with ``accessToken``.
+    public var bootstrapperURL: URL?
     /// Credentials for the web sign-in; `nil` when only app-to-app sign-in is possible.
     public var webCredentials: WebCredentials?
     /// The provider's app, "installed" on the simulated phone; `nil` when it is not. When set and
@@ -31,15 +32,22 @@ public struct SimulationOptions: Sendable {
     public var registration: OfficeClientRegistration
     /// The document's new content in edit mode; `nil` makes a deterministic change (see ``ContentEdit``).
     public var replacementContent: Data?
+    /// The story to play; ``SimulationScenario/openEditSave`` unless told.
+    public var scenario: SimulationScenario
+    /// A WOPI access token for the invoke URI's WOPISrc. When set, sign-in is skipped, so the file
+    /// scenarios run against a host that has no bootstrapper or OAuth server (issue 12, "Any host").
+    public var accessToken: String?
 
     /// Creates options.
     public init(
         invokeURI: OfficeInvokeURI,
-        bootstrapperURL: URL,
+        bootstrapperURL: URL?,
         webCredentials: WebCredentials? = nil,
         installedApp: (any AppSignInLauncher)? = nil,
         registration: OfficeClientRegistration = OfficeClientRegistration(),
-        replacementContent: Data? = nil
+        replacementContent: Data? = nil,
+        scenario: SimulationScenario = .openEditSave,
+        accessToken: String? = nil
     ) {
         self.invokeURI = invokeURI
         self.bootstrapperURL = bootstrapperURL
@@ -47,5 +55,7 @@ public struct SimulationOptions: Sendable {
         self.installedApp = installedApp
         self.registration = registration
         self.replacementContent = replacementContent
+        self.scenario = scenario
+        self.accessToken = accessToken
     }
 }

@@ -5,8 +5,12 @@ import OfficeURLScheme
 public struct SimulationResult: Sendable, Hashable {
     /// Every step, in order, as reported.
     public let steps: [SimulationStep]
-    /// The file's `Version` when Office opened it.
-    public let versionBefore: String
+    /// The scenario played.
+    public let scenario: SimulationScenario
+    /// Why the scenario does not apply to this host, when it does not (its steps are then skipped).
+    public let notApplicable: String?
+    /// The file's `Version` when Office opened it; `nil` when the scenario opened no file.
+    public let versionBefore: String?
     /// The `Version` after saving; `nil` in view mode.
     public let versionAfter: String?
     /// The content Office saved; `nil` in view mode.
@@ -15,7 +19,10 @@ public struct SimulationResult: Sendable, Hashable {
     public let passback: OfficePassback?
 
     /// Creates a result.
-    public init(steps: [SimulationStep], versionBefore: String, versionAfter: String?, savedContent: Data?, passback: OfficePassback?) {
+    public init(scenario: SimulationScenario = .openEditSave, steps: [SimulationStep], notApplicable: String? = nil,
+                versionBefore: String?, versionAfter: String?, savedContent: Data?, passback: OfficePassback?) {
+        self.scenario = scenario
+        self.notApplicable = notApplicable
         self.steps = steps
         self.versionBefore = versionBefore
         self.versionAfter = versionAfter

@@ -36,6 +36,52 @@ public struct SimulationStep: Sendable, Hashable {
         /// Build the passback Office sends on the back arrow (seed 000).
         case passback = "passback"
 
+        // Issue 12: access-token mode and the scenarios.
+        /// Whether the scenario applies to this host (a skipped step says why not).
+        case scenarioApplies = "scenario-applies"
+        /// Sign-in skipped: the WOPI access token was given (`--access-token`).
+        case givenAccessToken = "given-access-token"
+        /// GET_ROOT_CONTAINER at the bootstrapper (GetRootContainer.rst).
+        case getRootContainer = "get-root-container"
+        /// CheckContainerInfo on a folder (CheckContainerInfo.rst).
+        case checkContainerInfo = "check-container-info"
+        /// EnumerateChildren with `X-WOPI-FileExtensionFilterList` (EnumerateChildren.rst).
+        case enumerateChildren = "enumerate-children"
+        /// CheckFileInfo on a file found while browsing; licensing must equal its folder's.
+        case checkListedFileInfo = "check-listed-file-info"
+        /// EnumerateAncestors of the file, to find its folder (EnumerateAncestors.rst).
+        case enumerateAncestors = "enumerate-ancestors"
+        /// CreateChildFile in the file's folder (CreateChildFile.rst).
+        case createChildFile = "create-child-file"
+        /// PutRelativeFile with a suggested name (PutRelativeFile.rst).
+        case putRelativeFile = "put-relative-file"
+        /// CheckFileInfo and GetFile on the file a scenario made.
+        case openNewFile = "open-new-file"
+        /// RenameFile with the lock (RenameFile.rst).
+        case renameFile = "rename-file"
+        /// CheckFileInfo after RenameFile: the same WOPISrc, the new name.
+        case checkFileInfoAfterRename = "check-file-info-after-rename"
+        /// Another device locks the file (played by the simulator with a lock of its own).
+        case otherDeviceLock = "other-device-lock"
+        /// Lock while another device holds the lock: 409 with that lock (Lock.rst).
+        case lockConflict = "lock-conflict"
+        /// PutFile while another device holds the lock: 409 with that lock (PutFile.rst).
+        case putFileConflict = "put-file-conflict"
+        /// GetFile and CheckFileInfo after the refused write: nothing changed.
+        case contentUntouched = "content-untouched"
+        /// The other device releases its lock.
+        case otherDeviceUnlock = "other-device-unlock"
+        /// The refresh-token grant at the token endpoint (RFC 6749 §6).
+        case refreshToken = "refresh-token"
+        /// GET_NEW_ACCESS_TOKEN with the refreshed OAuth token.
+        case getNewAccessTokenAfterRefresh = "get-new-access-token-after-refresh"
+        /// PutFile whose connection drops halfway through the body.
+        case interruptedPutFile = "interrupted-put-file"
+        /// The passback Office sends while the upload is pending (`|z|yes|`).
+        case pendingPassback = "pending-passback"
+        /// CheckFileInfo after the dropped upload: the host kept nothing of it.
+        case checkFileInfoAfterDrop = "check-file-info-after-drop"
+
         /// The name a person reads.
         public var title: String {
             switch self {
@@ -55,6 +101,28 @@ public struct SimulationStep: Sendable, Hashable {
             case .checkFileInfoAfterSave: "CheckFileInfo after PutFile"
             case .unlock: "Unlock"
             case .passback: "Passback"
+            case .scenarioApplies: "Scenario applies"
+            case .givenAccessToken: "Given access token"
+            case .getRootContainer: "GetRootContainer"
+            case .checkContainerInfo: "CheckContainerInfo"
+            case .enumerateChildren: "EnumerateChildren"
+            case .checkListedFileInfo: "CheckFileInfo of a listed file"
+            case .enumerateAncestors: "EnumerateAncestors"
+            case .createChildFile: "CreateChildFile"
+            case .putRelativeFile: "PutRelativeFile"
+            case .openNewFile: "Open the new file"
+            case .renameFile: "RenameFile"
+            case .checkFileInfoAfterRename: "CheckFileInfo after RenameFile"
+            case .otherDeviceLock: "Another device locks the file"
+            case .lockConflict: "Lock while another device holds the lock"
+            case .putFileConflict: "PutFile while another device holds the lock"
+            case .contentUntouched: "Content untouched"
+            case .otherDeviceUnlock: "Another device unlocks the file"
+            case .refreshToken: "Refresh-token grant"
+            case .getNewAccessTokenAfterRefresh: "GetNewAccessToken after the refresh"
+            case .interruptedPutFile: "PutFile, connection dropped halfway"
+            case .pendingPassback: "Passback while the upload is pending"
+            case .checkFileInfoAfterDrop: "CheckFileInfo after the dropped upload"
             }
         }
     }

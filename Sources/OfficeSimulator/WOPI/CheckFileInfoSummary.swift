@@ -14,6 +14,14 @@ struct CheckFileInfoSummary: Sendable, Hashable {
     var supportsLocks: Bool
     var supportsGetLock: Bool
     var supportsUpdate: Bool
+    var supportsRename = false
+    var userCanRename = false
+    var userCanNotWriteRelative = false
+    var supportsContainers = false
+    var supportsDeleteFile = false
+    /// The licensing properties Office for iOS compares with the parent container's (wopi_requirements.rst).
+    var isEduUser = false
+    var licenseCheckForEditIsEnabled = false
 
     /// Required string properties (CheckFileInfo.rst).
     static let requiredStrings = ["BaseFileName", "OwnerId", "UserId", "Version"]
@@ -69,7 +77,11 @@ struct CheckFileInfoSummary: Sendable, Hashable {
             baseFileName: object["BaseFileName"]?.stringValue ?? "", ownerID: object["OwnerId"]?.stringValue ?? "",
             size: size, userID: userID, version: version,
             userCanWrite: flag("UserCanWrite"), readOnly: flag("ReadOnly"), supportsLocks: flag("SupportsLocks"),
-            supportsGetLock: flag("SupportsGetLock"), supportsUpdate: flag("SupportsUpdate")))
+            supportsGetLock: flag("SupportsGetLock"), supportsUpdate: flag("SupportsUpdate"),
+            supportsRename: flag("SupportsRename"), userCanRename: flag("UserCanRename"),
+            userCanNotWriteRelative: flag("UserCanNotWriteRelative"), supportsContainers: flag("SupportsContainers"),
+            supportsDeleteFile: flag("SupportsDeleteFile"), isEduUser: flag("IsEduUser"),
+            licenseCheckForEditIsEnabled: flag("LicenseCheckForEditIsEnabled")))
     }
 
     /// Why this file cannot be edited, or `nil` when every flag editing needs is set.

@@ -16,6 +16,8 @@ struct RequestBuilder: Sendable {
     let accessTokenTTL: Int64
     let resources: [String: TestResource]
     let userAgent: String?
+    /// Signs every request with proof headers when set (issue 12).
+    var proofSigner: ValidatorProofSigner?
 
     func build(_ definition: RequestDefinition, state: SavedState) throws(Failure) -> TransportRequest {
         let kind = definition.kind
@@ -24,7 +26,7 @@ struct RequestBuilder: Sendable {
             guard let url = try overrideURL(definition, state: state) else {
                 throw Failure(reason: "GetFromFileUrl has no URL: OverrideUrl '\(definition.overrideURL ?? "")' resolved to nothing")
             }
-            return TransportRequest(method: kind.method, url: url, headers: [], body: nil)
+            return signed(TransportRequest(method: kind.method, url: url, headers: [], body: nil), definition)
         }
 
         var token = accessToken
@@ -60,7 +62,15 @@ struct RequestBuilder: Sendable {
         case .putUserInfo, .addActivities: body = Array((definition.body ?? "").utf8)
         default: body = kind.method == "POST" ? [] : nil
         }
-        return TransportRequest(method: kind.method, url: url, headers: headers, body: body)
+        return signed(TransportRequest(method: kind.method, url: url, headers: headers, body: body), definition)
+    }
+
+    /// `request` with the proof headers added, when a signer is set.
+    private func signed(_ request: TransportRequest, _ definition: RequestDefinition) -> TransportRequest {
+        guard let proofSigner else { return request }
+        let mutator = definition.mutators.first { if case .proofKey = $0 { true } else { false } }
+        let proofs = proofSigner.headers(for: request, mutator: mutator)
+        return TransportRequest(method: request.method, url: request.url, headers: request.headers + proofs, body: request.body)
     }
 
     /// The WOPISrc with the path suffix and token parameters appended the way the original does it.

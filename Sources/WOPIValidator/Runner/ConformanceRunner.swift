@@ -27,15 +27,18 @@ public struct ConformanceRunner: Sendable {
     /// Deliberate strictness beyond the original.
     public let policy: ValidationPolicy
     private let transport: any WOPITransport
+    /// Signs every request with proof headers when set; see ``ValidatorProofSigner``.
+    public let proofSigner: ValidatorProofSigner?
 
     /// Creates a runner.
     public init(definitions: ValidatorDefinitions, target: ConformanceTarget, selection: RunSelection = .wopiKit,
-                policy: ValidationPolicy = .wopiKit, transport: any WOPITransport) {
+                policy: ValidationPolicy = .wopiKit, transport: any WOPITransport, proofSigner: ValidatorProofSigner? = nil) {
         self.definitions = definitions
         self.target = target
         self.selection = selection
         self.policy = policy
         self.transport = transport
+        self.proofSigner = proofSigner
     }
 
     /// The groups and cases the selection will run, in file order (excluded groups left out).
@@ -43,7 +46,8 @@ public struct ConformanceRunner: Sendable {
         var planned: [(group: TestGroup, testCase: TestCase)] = []
         for group in definitions.groups where selection.exclusion(for: group.name) == nil {
             if !selection.onlyGroups.isEmpty && !selection.onlyGroups.contains(group.name) { continue }
-            for testCase in group.cases where testCase.category.isSelected(by: selection.categories) {
+            let anyCategory = selection.groupsInAnyCategory.contains { $0.lowercased() == group.name.lowercased() }
+            for testCase in group.cases where anyCategory || testCase.category.isSelected(by: selection.categories) {
                 if !selection.onlyCases.isEmpty && !selection.onlyCases.contains(testCase.name) { continue }
                 planned.append((group, testCase))
             }
@@ -101,7 +105,7 @@ public struct ConformanceRunner: Sendable {
     private func execute(_ testCase: TestCase, userAgent: String?) async -> Outcome {
         let resources = Dictionary(definitions.resources.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let builder = RequestBuilder(wopiSrc: target.wopiSrc, accessToken: target.accessToken, accessTokenTTL: target.accessTokenTTL,
-                                     resources: resources, userAgent: userAgent)
+                                     resources: resources, userAgent: userAgent, proofSigner: proofSigner)
         let validator = ResponseValidator(resources: resources, schemas: definitions.schemas, policy: policy)
         var state = SavedState(accessToken: target.accessToken, wopiSrc: target.wopiSrc)
         var records: [RequestRecord] = []

@@ -27,10 +27,10 @@ public struct ExcludedGroup: Sendable, Hashable, Codable {
         proofKeys,
     ]
 
-    /// ProofKeys: the cases need requests signed with the WOPI client's private proof key, which only Microsoft
-    /// holds. Microsoft's own command-line runner never signs either (it passes no key), so against any host the
-    /// cases expecting 500 for a bad proof cannot be meaningful; proof verification is tested in WOPICore instead.
+    /// ProofKeys: the cases need requests signed with the WOPI client's private proof keys. Microsoft's own
+    /// command-line runner never signs (it has no key); this one does with ``ValidatorProofSigner``, given the
+    /// keys whose public halves the host's discovery XML publishes, and then the group runs (issue 12).
     public static let proofKeys = ExcludedGroup(
         name: "ProofKeys",
-        reason: "needs requests signed with Office's private proof key, which no one but Microsoft has; proof checks are unit-tested against proof-keys/vectors.json instead")
+        reason: "needs requests signed with a WOPI client's private proof keys; give --proof-key and --proof-key-old (with the host on the matching discovery) to run it")
 }

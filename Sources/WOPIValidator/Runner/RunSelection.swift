@@ -10,6 +10,9 @@ public struct RunSelection: Sendable, Hashable {
     public var onlyCases: Set<String>
     /// Whether groups marked `HasDelay` run (they sleep; the original skips them unless asked).
     public var includesDelayedGroups: Bool
+    /// Groups whose cases run whatever their category: `ProofKeys` (category OfficeOnline) when the
+    /// runner signs proofs, because every WOPI client signs them, Office for iOS included.
+    public var groupsInAnyCategory: Set<String> = []
 
     /// Creates a selection.
     public init(categories: Set<TestCategory> = [.wopiCore, .officeNativeClient], excludedGroups: [ExcludedGroup] = ExcludedGroup.wopiKitDefaults,
@@ -23,6 +26,14 @@ public struct RunSelection: Sendable, Hashable {
 
     /// WOPIKit's CI selection: `WopiCore` + `OfficeNativeClient`, minus the coauth, chunked-transfer and proof-key groups.
     public static let wopiKit = RunSelection()
+
+    /// WOPIKit's selection when the runner signs proofs (issue 12): ``wopiKit`` with the `ProofKeys`
+    /// group included instead of excluded.
+    public static var wopiKitWithProofKeys: RunSelection {
+        var selection = RunSelection(excludedGroups: ExcludedGroup.wopiKitDefaults.filter { $0 != ExcludedGroup.proofKeys })
+        selection.groupsInAnyCategory = [ExcludedGroup.proofKeys.name]
+        return selection
+    }
 
     func exclusion(for group: String) -> ExcludedGroup? {
         excludedGroups.first { $0.name.lowercased() == group.lowercased() }

@@ -68,6 +68,9 @@ struct ServeCommand: AsyncParsableCommand {
         let signInSetup = try await signIn.resolve(in: folder)
         configuration.officeRegistration = signInSetup.registration
         // END Office sign-in
+        // BEGIN onboarding record (issue 12): what `wopi onboarding` reads back through the store.
+        try await OnboardingSettings.record(signInSetup.registration, in: folder.store)
+        // END onboarding record
         let backend = try await folder.backend(configuration: configuration)
         let collected = try folder.blobs.collectGarbage(referenced: try await folder.store.referencedBlobs())
         if collected > 0 { logger.notice("removed \(collected) orphaned upload(s)") }

@@ -33,16 +33,36 @@ struct SimulateCommand: AsyncParsableCommand {
                 --bootstrapper http://127.0.0.1:8080/wopibootstrapper \\
                 --app-signin-command "wopi app-signin --server http://127.0.0.1:8080 --username alice --password pw"
 
-            Exit status: 0 when every step passed, 1 at the first step whose answer Office would not \
-            accept (its name and the host's answer on stderr), 2 for invalid input.
+            Scenarios (--scenario, default open-edit-save): each plays one documented Office for iOS \
+            behaviour after the sign-in:
+            \(SimulationScenario.allCases.map { "  \($0.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
+              all             every scenario above in this order, each with its own sign-in, then one summary line per scenario
+
+            Any WOPI host: with --access-token the sign-in is skipped and the WOPISrc is taken from the \
+            invoke URI, so the file scenarios run against a host that has no bootstrapper or OAuth server \
+            (browse and token-refresh need them and are skipped by --scenario all):
+              wopi simulate 'ms-word:ofe|u|https://wopi.contoso.com/wopi/files/F1|d|Contoso|e|U1|n|a.docx|a|App' \\
+                --access-token "$TOKEN" --scenario all
+
+            Exit status: 0 when every step passed (or a scenario does not apply to the host, which its \
+            line says), 1 at the first step whose answer Office would not accept (its name and the host's \
+            answer on stderr; with all, when any scenario failed), 2 for invalid input.
             """
     )
 
     @Argument(help: ArgumentHelp("The invoke URI, raw (ms-word:ofe|u|…) or percent-encoded. Quote it for the shell.", valueName: "uri"))
     var uri: String
 
-    @Option(help: ArgumentHelp("The provider's bootstrapper URL, e.g. https://contoso.com/wopibootstrapper.", valueName: "url"))
-    var bootstrapper: String
+    @Option(help: ArgumentHelp("The provider's bootstrapper URL, e.g. https://contoso.com/wopibootstrapper. Required unless --access-token is given.", valueName: "url"))
+    var bootstrapper: String?
+
+    @Option(help: ArgumentHelp("The scenario to play: \(ScenarioChoice.allValueStrings.joined(separator: ", ")).", valueName: "name"))
+    var scenario: ScenarioChoice = .one(.openEditSave)
+
+    @Option(name: .customLong("access-token"), help: ArgumentHelp(
+        "A WOPI access token for the invoke URI's WOPISrc: skips the sign-in, for hosts without a bootstrapper or OAuth server.",
+        valueName: "token"))
+    var accessToken: String?
 
     @Option(help: "The user name typed into the web sign-in page (with --password).")
     var username: String?
@@ -91,6 +111,19 @@ struct SimulateCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try invokeURI()
+        if let accessToken {
+            guard !accessToken.isEmpty, accessToken.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
+                throw ValidationError("--access-token must be a non-empty token without spaces")
+            }
+            if case .one(let chosen) = scenario, chosen.needsSignIn {
+                throw ValidationError("--scenario \(chosen.rawValue) needs the bootstrapper and a sign-in; it cannot run with --access-token")
+            }
+            if bootstrapper != nil || username != nil || password != nil || appSigninCommand != nil {
+                throw ValidationError("--access-token skips the sign-in; leave out --bootstrapper, --username, --password and --app-signin-command")
+            }
+            return try validateReplacement()
+        }
+        guard bootstrapper != nil else { throw ValidationError("give --bootstrapper (or --access-token to skip the sign-in)") }
         _ = try bootstrapperURL()
         switch (username, password) {
         case (nil, nil): break
@@ -104,11 +137,15 @@ struct SimulateCommand: AsyncParsableCommand {
         if let command = appSigninCommand, command.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--app-signin-command is empty")
         }
-        if let path = replaceWith, !FileManager.default.isReadableFile(atPath: path) {
-            throw ValidationError("--replace-with '\(path)' is not a readable file")
-        }
+        try validateReplacement()
         guard let redirect = URL(string: registration.redirectURI), redirect.scheme != nil, redirect.host != nil else {
             throw ValidationError("--redirect-uri '\(registration.redirectURI)' is not an absolute URL")
+        }
+    }
+
+    private func validateReplacement() throws {
+        if let path = replaceWith, !FileManager.default.isReadableFile(atPath: path) {
+            throw ValidationError("--replace-with '\(path)' is not a readable file")
         }
     }
 
@@ -120,12 +157,64 @@ struct SimulateCommand: AsyncParsableCommand {
             }
         }
         let options = SimulationOptions(
-            invokeURI: try invokeURI(), bootstrapperURL: try bootstrapperURL(),
+            invokeURI: try invokeURI(), bootstrapperURL: bootstrapper == nil ? nil : try bootstrapperURL(),
             webCredentials: username.flatMap { user in password.map { SimulationOptions.WebCredentials(username: user, password: $0) } },
             installedApp: appSigninCommand.map { ShellAppSignInLauncher(command: $0) },
             registration: OfficeClientRegistration(clientID: registration.clientID, clientSecret: registration.clientSecret,
                                                    redirectURI: registration.redirectURI),
-            replacementContent: replacement)
+            replacementContent: replacement, accessToken: accessToken)
+        switch scenario {
+        case .one(let chosen):
+            var single = options
+            single.scenario = chosen
+            if try await play(single).isFailure { throw ExitCode(1) }
+        case .all:
+            var outcomes: [(SimulationScenario, Outcome)] = []
+            for chosen in SimulationScenario.allCases {
+                var each = options
+                each.scenario = chosen
+                Self.write(json ? Self.jsonLine(ScenarioJSON(scenario: chosen.rawValue, event: "start", detail: chosen.summary))
+                           : "=== \(chosen.rawValue): \(chosen.summary)")
+                outcomes.append((chosen, try await play(each)))
+            }
+            for (chosen, outcome) in outcomes {
+                Self.write(json ? Self.jsonLine(ScenarioJSON(scenario: chosen.rawValue, event: "summary", outcome: outcome.word, detail: outcome.detail))
+                           : "scenario \(chosen.rawValue): \(outcome.word)\(outcome.detail.isEmpty ? "" : " (\(outcome.detail))")")
+            }
+            if outcomes.contains(where: { $0.1.isFailure }) { throw ExitCode(1) }
+        }
+    }
+
+    /// How one scenario ended, for `--scenario all`'s summary.
+    private enum Outcome {
+        case passed(Int)
+        case notApplicable(String)
+        case failed(String)
+
+        var isFailure: Bool {
+            if case .failed = self { return true }
+            return false
+        }
+
+        var word: String {
+            switch self {
+            case .passed: "passed"
+            case .notApplicable: "skipped"
+            case .failed: "FAILED"
+            }
+        }
+
+        var detail: String {
+            switch self {
+            case .passed(let steps): "\(steps) steps"
+            case .notApplicable(let reason): reason
+            case .failed(let reason): reason
+            }
+        }
+    }
+
+    /// Plays one scenario, printing its steps; failures also go to stderr.
+    private func play(_ options: SimulationOptions) async throws -> Outcome {
         let json = self.json
         let outcome: Result<SimulationResult, SimulationFailure> = try await HTTPClientSimulatorTransport.withTransport { transport in
             let simulator = OfficeSimulator(options: options, transport: transport)
@@ -141,6 +230,10 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         switch outcome {
         case .success(let result):
+            if let reason = result.notApplicable {
+                // The skipped step's line was printed as it came.
+                return .notApplicable(reason)
+            }
             if let passback = result.passback, let step = result.steps.last(where: { $0.name == .passback }) {
                 if json {
                     Self.write(Self.jsonLine(StepJSON(step: step, passback: passback.string)))
@@ -149,13 +242,14 @@ struct SimulateCommand: AsyncParsableCommand {
                     Self.write(passback.string)
                 }
             }
+            return .passed(result.steps.count)
         case .failure(let failure):
             let step = SimulationStep(name: failure.step, outcome: .failed, detail: failure.reason)
             Self.write(json ? Self.jsonLine(StepJSON(step: step, failure: failure)) : Self.line(for: step, json: false))
             var message = "wopi: simulate: \(failure.step.title) failed: \(failure.reason)\n"
             if let answer = failure.answer { message += "  host answered: \(answer)\n" }
             FileHandle.standardError.write(Data(message.utf8))
-            throw ExitCode(1)
+            return .failed("at \(failure.step.title): \(failure.reason)")
         }
     }
 
@@ -167,6 +261,7 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     private func bootstrapperURL() throws -> URL {
+        let bootstrapper = self.bootstrapper ?? ""
         guard let url = URL(string: bootstrapper), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             throw ValidationError("--bootstrapper '\(bootstrapper)' is not an http(s) URL")
         }
@@ -188,11 +283,19 @@ struct SimulateCommand: AsyncParsableCommand {
         return "\(mark) \(step.name.title): \(step.detail)"
     }
 
-    private static func jsonLine(_ object: StepJSON) -> String {
+    private static func jsonLine(_ object: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(object) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A `--scenario all` line with `--json`: the start of a scenario, or its summary.
+    private struct ScenarioJSON: Encodable {
+        let scenario: String
+        let event: String
+        var outcome: String?
+        let detail: String
     }
 
     /// One `--json` line.

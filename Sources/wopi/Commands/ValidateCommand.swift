@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WOPICore
 import WOPIValidator
 
 /// `wopi validate`: run Microsoft's WOPI validator definitions against a WOPI host.
@@ -17,6 +18,15 @@ struct ValidateCommand: AsyncParsableCommand {
 
             By default the WopiCore and OfficeNativeClient categories run, without the coauthoring, incremental \
             file transfer and ProofKeys groups, and X-WOPI-ItemVersion is required wherever a test checks it.
+
+            Proof keys: Microsoft's runner cannot sign proofs, so hosts exclude the ProofKeys group. With \
+            --proof-key (and --proof-key-old) every request carries X-WOPI-TimeStamp, X-WOPI-Proof and \
+            X-WOPI-ProofOld signed as Office signs them, and with both keys the ProofKeys group runs. Run the \
+            host with the matching discovery XML:
+              wopi proof keygen --private-key old.pem --discovery /dev/null
+              wopi proof keygen --private-key current.pem --old-private-key old.pem --discovery discovery.xml
+              wopi serve --discovery discovery.xml …
+              wopi validate --wopi-src … --access-token … --proof-key current.pem --proof-key-old old.pem
 
             Exit status: 0 when no case failed, 1 when any failed, 2 for invalid input.
             """
@@ -62,9 +72,20 @@ struct ValidateCommand: AsyncParsableCommand {
     @Flag(help: "Print the whole report as one JSON object on stdout (per-case lines go to stderr).")
     var json = false
 
+    @Option(name: .customLong("proof-key"), help: ArgumentHelp(
+        "PEM file with the WOPI client's current private proof key: every request is signed with it.", valueName: "pem"))
+    var proofKey: String?
+
+    @Option(name: .customLong("proof-key-old"), help: ArgumentHelp(
+        "PEM file with the client's old private proof key (X-WOPI-ProofOld). With --proof-key, the ProofKeys group runs.",
+        valueName: "pem"))
+    var proofKeyOld: String?
+
     func validate() throws {
         _ = try target()
         _ = try selectedCategories()
+        if proofKeyOld != nil, proofKey == nil { throw ValidationError("--proof-key-old needs --proof-key") }
+        _ = try proofSigner()
         if testcases == nil, !FileManager.default.fileExists(atPath: Self.defaultTestCasesPath) {
             throw ValidationError("--testcases is required: \(Self.defaultTestCasesPath) does not exist")
         }
@@ -78,7 +99,10 @@ struct ValidateCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(path): \(error.description)")
         }
+        let signer = try proofSigner()
+        let signsProofKeys = signer?.hasDistinctOldKey ?? false
         var excluded = noDefaultExclusions ? [] : ExcludedGroup.wopiKitDefaults
+        if signsProofKeys { excluded.removeAll { $0 == ExcludedGroup.proofKeys } }
         for name in excludedGroups where !excluded.contains(where: { $0.name.lowercased() == name.lowercased() }) {
             guard definitions.group(named: name) != nil else { throw ValidationError("--exclude-group: no test group named '\(name)'") }
             excluded.append(ExcludedGroup(name: name, reason: "excluded with --exclude-group"))
@@ -86,14 +110,16 @@ struct ValidateCommand: AsyncParsableCommand {
         for name in groups where definitions.group(named: name) == nil {
             throw ValidationError("--group: no test group named '\(name)'")
         }
-        let selection = RunSelection(categories: try selectedCategories(), excludedGroups: excluded, onlyGroups: Set(groups),
+        var selection = RunSelection(categories: try selectedCategories(), excludedGroups: excluded, onlyGroups: Set(groups),
                                      onlyCases: Set(tests), includesDelayedGroups: includeDelayed)
+        if signsProofKeys { selection.groupsInAnyCategory = [ExcludedGroup.proofKeys.name] }
         let policy: ValidationPolicy = lenientItemVersion ? .original : .wopiKit
         let target = try target()
         let useJSON = json
 
         let report = try await AsyncHTTPClientTransport.withTransport { transport in
-            let runner = ConformanceRunner(definitions: definitions, target: target, selection: selection, policy: policy, transport: transport)
+            let runner = ConformanceRunner(definitions: definitions, target: target, selection: selection, policy: policy, transport: transport,
+                                           proofSigner: signer)
             if !tests.isEmpty, runner.plannedCases().isEmpty {
                 throw ValidationError("--test: no selected test case is named \(tests.joined(separator: ", "))")
             }
@@ -121,6 +147,22 @@ struct ValidateCommand: AsyncParsableCommand {
     static var defaultTestCasesPath: String {
         URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
             .appendingPathComponent("../shared/wopi-validator/TestCases.xml").standardizedFileURL.path
+    }
+
+    /// The signer for `--proof-key` / `--proof-key-old`, or `nil` without them.
+    private func proofSigner() throws -> ValidatorProofSigner? {
+        guard let proofKey else { return nil }
+        func read(_ path: String, _ option: String) throws -> String {
+            do { return try String(contentsOfFile: path, encoding: .utf8) } catch {
+                throw ValidationError("\(option) '\(path)' cannot be read: \(error.localizedDescription)")
+            }
+        }
+        do {
+            return try ValidatorProofSigner(currentKeyPEM: try read(proofKey, "--proof-key"),
+                                            oldKeyPEM: try proofKeyOld.map { try read($0, "--proof-key-old") })
+        } catch let error as ProofKeyError {
+            throw ValidationError("--proof-key: \(error.description)")
+        }
     }
 
     private func target() throws -> ConformanceTarget {

@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import OfficeSimulator
+import OfficeURLScheme
+import WOPICore
+import WOPIValidator
+
+/// `wopi check-host`: is a WOPI host ready for Office for iOS? (issue 12, "Any host")
+struct CheckHostCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-host",
+        abstract: "Check whether a WOPI host is ready for Office for iOS, and say exactly what is not.",
+        discussion: """
+            Point it at one Office file on the host (its WOPISrc and an access token for a user who may \
+            write it). It runs, in this order:
+              rules      the mobile rules: CheckFileInfo's required properties and their types, the \
+            licensing properties (IsEduUser, LicenseCheckForEditIsEnabled) present and equal on the file and \
+            its folder, no character Office refuses, SupportsContainers with SupportsDeleteFile, the \
+            bootstrapper's WWW-Authenticate header in its exact format, HTTPS for anything not on loopback
+              validator  Microsoft's validator definitions for the categories a phone needs (WopiCore, \
+            OfficeNativeClient) on a .wopitest file it creates next to yours with PutRelativeFile and deletes \
+            afterwards
+              scenarios  every `wopi simulate` scenario that applies: with only --access-token the file \
+            scenarios; with --bootstrapper and a sign-in (--username/--password or --app-signin-command) \
+            all of them
+
+            The scenarios edit, rename and copy the file: use a test file. One line per check, then the \
+            verdict line ("verdict: ready" or "verdict: not ready: …"). --junit writes the same checks as \
+            JUnit XML for CI (one testsuite per family).
+
+            Example:
+              wopi check-host --wopi-src https://wopi.contoso.com/wopi/files/F1 --access-token "$TOKEN" \\
+                --bootstrapper https://wopi.contoso.com/wopibootstrapper --username tester --password "$PW" \\
+                --junit check-host.xml
+
+            Exit status: 0 ready, 1 not ready, 2 bad input.
+            """
+    )
+
+    @Option(name: .customLong("wopi-src"), help: ArgumentHelp("The WOPISrc of an Office file on the host, e.g. https://wopi.contoso.com/wopi/files/F1.", valueName: "url"))
+    var wopiSrc: String
+
+    @Option(name: .customLong("access-token"), help: ArgumentHelp("A WOPI access token for that file, for a user who may write it.", valueName: "token"))
+    var accessToken: String
+
+    @Option(help: ArgumentHelp("The provider's bootstrapper URL: checks its challenge, and with a sign-in runs browse and token-refresh too.", valueName: "url"))
+    var bootstrapper: String?
+
+    @Option(help: "The user name for the web sign-in (with --password and --bootstrapper).")
+    var username: String?
+
+    @Option(help: "The password for the web sign-in.")
+    var password: String?
+
+    @Option(name: .customLong("app-signin-command"), help: ArgumentHelp("Your app, \"installed\": see `wopi simulate --help`.", valueName: "command"))
+    var appSigninCommand: String?
+
+    @Option(name: .customLong("client-id"), help: ArgumentHelp("Office's client_id at your OAuth server. Default: $WOPI_OFFICE_CLIENT_ID, else \(OfficeClientRegistration.defaultClientID).", valueName: "id"))
+    var clientID: String?
+
+    @Option(name: .customLong("client-secret"), help: ArgumentHelp("Office's client_secret. Default: $WOPI_OFFICE_CLIENT_SECRET, else \(OfficeClientRegistration.defaultClientSecret).", valueName: "secret"))
+    var clientSecret: String?
+
+    @Option(name: .customLong("redirect-uri"), help: ArgumentHelp("The web sign-in's redirect_uri. Default: $WOPI_OFFICE_REDIRECT_URI, else \(OfficeClientRegistration.defaultRedirectURI).", valueName: "uri"))
+    var redirectURI: String?
+
+    @Option(help: ArgumentHelp("Write the checks as JUnit XML to this file.", valueName: "file"))
+    var junit: String?
+
+    @Option(help: ArgumentHelp("Path to Microsoft's TestCases.xml (JsonSchemas beside it).", discussion: "Default: ../shared/wopi-validator/TestCases.xml from the current directory.", valueName: "path"))
+    var testcases: String?
+
+    func validate() throws {
+        guard let url = URLComponents(string: wopiSrc), url.scheme == "http" || url.scheme == "https", url.host?.isEmpty == false,
+              url.queryItems?.contains(where: { $0.name == "access_token" }) != true else {
+            throw ValidationError("--wopi-src '\(wopiSrc)' is not an http(s) WOPISrc (without access_token; give that with --access-token)")
+        }
+        guard !accessToken.isEmpty, accessToken.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw ValidationError("--access-token must be a non-empty token without spaces")
+        }
+        if let bootstrapper {
+            guard let url = URL(string: bootstrapper), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw ValidationError("--bootstrapper '\(bootstrapper)' is not an http(s) URL")
+            }
+        }
+        if (username == nil) != (password == nil) { throw ValidationError("--username and --password go together") }
+        if bootstrapper == nil, username != nil || appSigninCommand != nil {
+            throw ValidationError("--username/--password and --app-signin-command need --bootstrapper")
+        }
+        if let junit {
+            let folder = URL(fileURLWithPath: junit).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--junit '\(junit)': the folder \(folder) does not exist")
+            }
+        }
+        if !FileManager.default.fileExists(atPath: testCasesPath) {
+            throw ValidationError("TestCases.xml not found at \(testCasesPath); give --testcases")
+        }
+    }
+
+    private var testCasesPath: String { testcases ?? ValidateCommand.defaultTestCasesPath }
+
+    func run() async throws {
+        let definitions: ValidatorDefinitions
+        do {
+            definitions = try ValidatorDefinitions.load(testCasesAt: URL(fileURLWithPath: testCasesPath))
+        } catch {
+            throw ValidationError("\(testCasesPath): \(error.description)")
+        }
+        let report = CheckReport()
+        let environment = ProcessInfo.processInfo.environment
+        let registration = OfficeClientRegistration(
+            clientID: clientID ?? environment["WOPI_OFFICE_CLIENT_ID"] ?? OfficeClientRegistration.defaultClientID,
+            clientSecret: clientSecret ?? environment["WOPI_OFFICE_CLIENT_SECRET"] ?? OfficeClientRegistration.defaultClientSecret,
+            redirectURI: redirectURI ?? environment["WOPI_OFFICE_REDIRECT_URI"] ?? OfficeClientRegistration.defaultRedirectURI)
+        let signIn: HostChecks.SignIn? = bootstrapper.flatMap(URL.init(string:)).flatMap { url in
+            let web = username.flatMap { user in password.map { SimulationOptions.WebCredentials(username: user, password: $0) } }
+            let app = appSigninCommand.map { ShellAppSignInLauncher(command: $0) }
+            return HostChecks.SignIn(bootstrapperURL: url, webCredentials: web, installedApp: app, registration: registration)
+        }
+        let checks = HostChecks(wopiSrc: wopiSrc, accessToken: accessToken, bootstrapper: bootstrapper, signIn: signIn,
+                                definitions: definitions)
+        try await checks.run { check in
+            report.add(check)
+            FileHandle.standardOutput.write(Data((Self.line(for: check) + "\n").utf8))
+        }
+        let all = report.checks
+        let failed = all.filter { $0.outcome == .failed }
+        let verdict = failed.isEmpty
+            ? "verdict: ready (\(all.filter { $0.outcome == .passed }.count) passed, \(all.filter { $0.outcome == .skipped }.count) skipped)"
+            : "verdict: not ready: \(failed.count) of \(all.count) checks failed: " + failed.prefix(5).map { "\($0.suite) \($0.name)" }.joined(separator: ", ")
+                + (failed.count > 5 ? ", …" : "")
+        if let junit {
+            do {
+                try Data(JUnitReport(checks: all).xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
+            } catch {
+                throw ValidationError("--junit '\(junit)' cannot be written: \(error.localizedDescription)")
+            }
+        }
+        FileHandle.standardOutput.write(Data((verdict + "\n").utf8))
+        if !failed.isEmpty { throw ExitCode(1) }
+    }
+
+    static func line(for check: ReadinessCheck) -> String {
+        let mark = switch check.outcome {
+        case .passed: "[ok]  "
+        case .skipped: "[skip]"
+        case .failed: "[FAIL]"
+        }
+        return "\(mark) \(check.suite) \(check.name): \(check.detail)"
+    }
+}

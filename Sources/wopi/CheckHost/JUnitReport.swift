@@ -1,0 +1,44 @@
+import Foundation
+import OfficeSimulator
+import WOPICore
+
+/// `wopi check-host --junit`: the checks as JUnit XML, one `<testsuite>` per family (rule, validator,
+/// scenario), one `<testcase>` per check; a failed check carries `<failure>`, a skipped one `<skipped>`.
+struct JUnitReport {
+    let checks: [ReadinessCheck]
+
+    var xml: String {
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        let failures = checks.filter { $0.outcome == .failed }.count
+        let skipped = checks.filter { $0.outcome == .skipped }.count
+        out += "<testsuites name=\"wopi check-host\" tests=\"\(checks.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\">\n"
+        var suites: [String] = []
+        for check in checks where !suites.contains(check.suite) { suites.append(check.suite) }
+        for suite in suites {
+            let members = checks.filter { $0.suite == suite }
+            out += "  <testsuite name=\"\(e(suite))\" tests=\"\(members.count)\" failures=\"\(members.filter { $0.outcome == .failed }.count)\" "
+                + "skipped=\"\(members.filter { $0.outcome == .skipped }.count)\">\n"
+            for check in members {
+                out += "    <testcase classname=\"check-host.\(e(suite))\" name=\"\(e(check.name))\""
+                switch check.outcome {
+                case .passed:
+                    out += ">\n      <system-out>\(e(check.detail))</system-out>\n    </testcase>\n"
+                case .skipped:
+                    out += ">\n      <skipped message=\"\(e(check.detail))\"/>\n    </testcase>\n"
+                case .failed:
+                    out += ">\n      <failure message=\"\(e(check.detail))\">\(e(check.detail))</failure>\n    </testcase>\n"
+                }
+            }
+            out += "  </testsuite>\n"
+        }
+        return out + "</testsuites>\n"
+    }
+
+    /// XML text and attribute escaping; control characters XML 1.0 cannot carry become spaces.
+    private func e(_ text: String) -> String {
+        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r" ? " " : scalar
+        }))
+        return MarkupEscaping.escape(cleaned)
+    }
+}

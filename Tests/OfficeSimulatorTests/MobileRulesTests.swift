@@ -1,0 +1,76 @@
+import Foundation
+import OfficeSimulator
+import OfficeURLScheme
+import Testing
+
+/// Issue 12: each mobile rule of `wopi check-host` passes a good answer and names what is wrong with a bad one.
+@Suite("Mobile readiness rules")
+struct MobileRulesTests {
+    static var good: [String: Any] { [
+        "BaseFileName": "Plan.docx", "OwnerId": "u1", "UserId": "u1", "Version": "v1", "Size": 3, "IsEduUser": false,
+        "LicenseCheckForEditIsEnabled": false, "SupportsContainers": true, "SupportsDeleteFile": true, "UserCanWrite": true,
+    ] }
+
+    static func body(_ changes: [String: Any?] = [:]) throws -> Data {
+        var object = good
+        for (key, value) in changes { object[key] = value }
+        return try JSONSerialization.data(withJSONObject: object)
+    }
+
+    @Test("a well-formed CheckFileInfo passes every CheckFileInfo rule")
+    func goodAnswer() throws {
+        let body = try Self.body()
+        for check in [MobileRules.requiredProperties(checkFileInfo: body), MobileRules.propertyTypes(checkFileInfo: body),
+                      MobileRules.licensingProperties(checkFileInfo: body), MobileRules.refusedCharacters(checkFileInfo: body),
+                      MobileRules.containersAndDelete(checkFileInfo: body)] {
+            #expect(check.outcome == .passed, "\(check.name): \(check.detail)")
+            #expect(check.suite == "rule")
+        }
+    }
+
+    @Test("each rule names what is wrong")
+    func badAnswers() throws {
+        #expect(MobileRules.requiredProperties(checkFileInfo: try Self.body(["Version": nil])).detail == "Version is missing")
+        #expect(MobileRules.requiredProperties(checkFileInfo: try Self.body(["Size": "3"])).detail.contains("Size is a string"))
+        let types = MobileRules.propertyTypes(checkFileInfo: try Self.body(["UserCanWrite": 1]))
+        #expect(types.outcome == .failed && types.detail == "UserCanWrite is a number (1), not a Boolean")
+        #expect(MobileRules.licensingProperties(checkFileInfo: try Self.body(["LicenseCheckForEditIsEnabled": nil])).outcome == .failed)
+        let refused = MobileRules.refusedCharacters(checkFileInfo: try Self.body(["BaseFileName": "Q4#plan.docx"]))
+        #expect(refused.outcome == .failed && refused.detail.contains("'#'"))
+        let delete = MobileRules.containersAndDelete(checkFileInfo: try Self.body(["SupportsDeleteFile": false]))
+        #expect(delete.detail == "SupportsContainers is true but SupportsDeleteFile is not; Office for iOS needs both")
+        #expect(MobileRules.containersAndDelete(checkFileInfo: try Self.body(["SupportsContainers": nil])).outcome == .failed)
+        #expect(MobileRules.requiredProperties(checkFileInfo: Data("[]".utf8)).detail == "the CheckFileInfo body is not a JSON object")
+    }
+
+    @Test("licensing must be equal on the file and its folder")
+    func licensingEqual() throws {
+        let folder = try JSONSerialization.data(withJSONObject: ["Name": "Docs", "IsEduUser": false, "LicenseCheckForEditIsEnabled": false])
+        #expect(MobileRules.licensingEqual(checkFileInfo: try Self.body(), checkContainerInfo: folder).outcome == .passed)
+        let edu = try JSONSerialization.data(withJSONObject: ["Name": "Docs", "IsEduUser": true, "LicenseCheckForEditIsEnabled": false])
+        let check = MobileRules.licensingEqual(checkFileInfo: try Self.body(), checkContainerInfo: edu)
+        #expect(check.outcome == .failed && check.detail == "IsEduUser is false on the file but true on its folder")
+    }
+
+    @Test("the bootstrapper challenge: 401 with exactly one Bearer header in the documented format")
+    func bootstrapperHeader() {
+        let good = SimulatorResponse(status: 401, headers: [SimulatorHeader(
+            "WWW-Authenticate", "Bearer authorization_uri=\"https://c.example/authorize\",tokenIssuance_uri=\"https://c.example/token\"")])
+        let (check, challenge) = MobileRules.bootstrapperHeader(good)
+        #expect(check.outcome == .passed && challenge?.tokenIssuanceURI == "https://c.example/token")
+        #expect(MobileRules.bootstrapperHeader(SimulatorResponse(status: 200)).0.detail == "an unauthenticated call answered HTTP 200, not 401")
+        let twice = SimulatorResponse(status: 401, headers: good.headers + good.headers)
+        #expect(MobileRules.bootstrapperHeader(twice).0.detail == "expected exactly one WWW-Authenticate: Bearer header, found 2")
+        let garbled = SimulatorResponse(status: 401, headers: [SimulatorHeader("WWW-Authenticate", "Bearer realm=x")])
+        #expect(MobileRules.bootstrapperHeader(garbled).0.outcome == .failed)
+    }
+
+    @Test("HTTPS for everything not on loopback")
+    func https() {
+        #expect(MobileRules.https([("WOPISrc", "http://127.0.0.1:8080/wopi/files/1"), ("bootstrapper", "http://localhost/wopibootstrapper"),
+                                   ("token", "https://c.example/token")]).outcome == .passed)
+        let check = MobileRules.https([("WOPISrc", "https://c.example/wopi/files/1"), ("tokenIssuance_uri", "http://c.example/token")])
+        #expect(check.outcome == .failed && check.detail.hasPrefix("tokenIssuance_uri http://c.example/token is not https"))
+        #expect(MobileRules.isLoopback("[::1]") && MobileRules.isLoopback("127.0.0.2") && !MobileRules.isLoopback("10.0.0.1"))
+    }
+}

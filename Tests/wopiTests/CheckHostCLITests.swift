@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+/// Issue 12: `wopi check-host` says "ready" for `wopi serve` and names the exact rule a host with a
+/// planted fault breaks; `wopi onboarding` fills Microsoft's form from the data folder.
+@Suite(.serialized) struct CheckHostCLITests {
+    @Test("check-host: wopi serve is ready; every family runs; the JUnit XML has no failure", .timeLimit(.minutes(15)))
+    func wopiServeIsReady() async throws {
+        let fixture = try RoundTripTests.makeFixture(mode: "edit")
+        defer { fixture.stop() }
+        let token = try RoundTripTests.json(try await ScenarioCLITests.run(["token", "--user", RoundTripTests.username, "--file", fixture.fileID,
+                                                                             "--data", fixture.data.path], timeout: 60), "token")
+        let accessToken = try #require(token["access_token"] as? String)
+        let junit = fixture.data.appendingPathComponent("check-host.xml")
+        let run = try await ScenarioCLITests.run([
+            "check-host", "--wopi-src", fixture.wopiSrc, "--access-token", accessToken, "--bootstrapper", fixture.bootstrapper,
+            "--username", RoundTripTests.username, "--password", RoundTripTests.password,
+            "--client-id", RoundTripTests.clientID, "--client-secret", RoundTripTests.clientSecret,
+            "--testcases", try ConformanceTests.testCasesURL().path, "--junit", junit.path,
+        ], timeout: 900)
+        #expect(run.exitCode == 0, "check-host failed:\n\(run.stdout)\n\(run.stderr)\nserver log:\n\(fixture.server.log)")
+        let lines = RoundTripTests.lines(run.stdout)
+        #expect(lines.last?.hasPrefix("verdict: ready") == true, "\(lines.last ?? "")")
+        for rule in ["checkfileinfo.required-properties", "checkfileinfo.property-types", "checkfileinfo.licensing-properties",
+                     "checkfileinfo.refused-characters", "checkfileinfo.containers-and-delete", "licensing.file-equals-folder",
+                     "bootstrapper.challenge-format", "transport.https"] {
+            #expect(lines.contains { $0.hasPrefix("[ok]   rule \(rule):") }, "no passed rule \(rule) in:\n\(run.stdout)")
+        }
+        for scenario in ScenarioCLITests.allScenarios {
+            #expect(lines.contains { $0.hasPrefix("[ok]   scenario \(scenario):") }, "scenario \(scenario) did not pass:\n\(run.stdout)")
+        }
+        #expect(lines.filter { $0.hasPrefix("[ok]   validator ") }.count > 50, "the validator ran:\n\(run.stdout)")
+        #expect(!lines.contains { $0.hasPrefix("[FAIL]") })
+
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.hasPrefix("<?xml") && xml.contains("<testsuites name=\"wopi check-host\""))
+        for suite in ["rule", "validator", "scenario"] {
+            #expect(xml.contains("<testsuite name=\"\(suite)\""), "no \(suite) suite in the JUnit XML")
+        }
+        #expect(!xml.contains("<failure"))
+        #expect(xml.contains("<testcase classname=\"check-host.scenario\" name=\"upload-pending\">"))
+    }
+
+    @Test("check-host: a host with IsEduUser as a string is not ready, and the line names the rule", .timeLimit(.minutes(10)))
+    func plantedFaultIsNamed() async throws {
+        try await StandInWOPIHost.withRunning(fault: .isEduUserAsString) { host in
+            let junit = FileManager.default.temporaryDirectory.appendingPathComponent("check-host-\(UUID().uuidString).xml")
+            defer { try? FileManager.default.removeItem(at: junit) }
+            let run = try await ScenarioCLITests.run([
+                "check-host", "--wopi-src", host.wopiSrc, "--access-token", StandInWOPIHost.token,
+                "--testcases", try ConformanceTests.testCasesURL().path, "--junit", junit.path,
+            ], timeout: 600)
+            #expect(run.exitCode == 1, "\(run.stdout)\n\(run.stderr)")
+            let lines = RoundTripTests.lines(run.stdout)
+            #expect(lines.contains("[FAIL] rule checkfileinfo.property-types: IsEduUser is a string (\"no\"), not a Boolean"), "\(run.stdout)")
+            #expect(lines.contains { $0.hasPrefix("[ok]   rule checkfileinfo.required-properties:") })
+            let verdict = try #require(lines.last)
+            #expect(verdict.hasPrefix("verdict: not ready:") && verdict.contains("rule checkfileinfo.property-types"), "\(verdict)")
+            let xml = try String(contentsOf: junit, encoding: .utf8)
+            #expect(xml.contains("<testcase classname=\"check-host.rule\" name=\"checkfileinfo.property-types\">\n      <failure message=\"IsEduUser is a string (&quot;no&quot;), not a Boolean\">"))
+        }
+    }
+
+    @Test("check-host: the same host without the planted fault passes that rule", .timeLimit(.minutes(10)))
+    func withoutThePlantedFault() async throws {
+        try await StandInWOPIHost.withRunning { host in
+            let run = try await ScenarioCLITests.run([
+                "check-host", "--wopi-src", host.wopiSrc, "--access-token", StandInWOPIHost.token,
+                "--testcases", try ConformanceTests.testCasesURL().path,
+            ], timeout: 600)
+            let lines = RoundTripTests.lines(run.stdout)
+            #expect(lines.contains { $0.hasPrefix("[ok]   rule checkfileinfo.property-types:") }, "\(run.stdout)")
+            #expect(lines.contains { $0.hasPrefix("[ok]   rule checkfileinfo.licensing-properties:") }, "\(run.stdout)")
+            // The stand-in implements files only, which Office for iOS does not accept: the containers rule says so.
+            #expect(lines.contains("[FAIL] rule checkfileinfo.containers-and-delete: SupportsContainers is not true; Office for iOS needs the container operations"))
+            #expect(lines.contains { $0.hasPrefix("[ok]   scenario conflict:") } && lines.contains { $0.hasPrefix("[ok]   scenario upload-pending:") })
+            #expect(run.exitCode == 1)
+        }
+    }
+
+    @Test("check-host: bad input exits 2 with one line on stderr")
+    func invalidInput() async throws {
+        let testcases = try ConformanceTests.testCasesURL().path
+        let cases: [([String], String)] = [
+            (["check-host", "--wopi-src", "ftp://x/wopi/files/1", "--access-token", "t", "--testcases", testcases], "--wopi-src"),
+            (["check-host", "--wopi-src", "http://127.0.0.1:1/wopi/files/1", "--access-token", "", "--testcases", testcases], "--access-token"),
+            (["check-host", "--wopi-src", "http://127.0.0.1:1/wopi/files/1", "--access-token", "t", "--username", "a", "--password", "b",
+              "--testcases", testcases], "--bootstrapper"),
+            (["check-host", "--wopi-src", "http://127.0.0.1:1/wopi/files/1", "--access-token", "t", "--junit", "/nonexistent-folder/x.xml",
+              "--testcases", testcases], "--junit"),
+        ]
+        for (arguments, mentioned) in cases {
+            let run = try await ScenarioCLITests.run(arguments, timeout: 30)
+            #expect(run.exitCode == 2, "\(arguments): exit \(run.exitCode), stderr \(run.stderr)")
+            #expect(run.stderrLines.count == 1 && run.stderr.contains(mentioned), "\(arguments): stderr \(run.stderr)")
+        }
+    }
+
+    @Test("onboarding: the form filled from the data folder, with the http: bootstrapper named as a problem", .timeLimit(.minutes(5)))
+    func onboarding() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-onboarding-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: data) }
+
+        // Before wopi serve ever ran: the fields are missing.
+        let empty = try RoundTripTests.json(try await ScenarioCLITests.run(["onboarding", "--data", data.path], timeout: 60), "onboarding")
+        #expect((empty["missing"] as? [String])?.contains("BootstrapUrl") == true)
+        #expect((empty["missing"] as? [String])?.contains("ClientId") == true)
+
+        let server = try WopiServer.start(data: data, extraArguments: ["--office-client-id", "contoso-office", "--office-client-secret", "s3cret-value"])
+        let port = server.port
+        server.stop()
+        let local = try RoundTripTests.json(try await ScenarioCLITests.run(["onboarding", "--data", data.path], timeout: 60), "onboarding")
+        #expect(local["BootstrapUrl"] as? String == "http://127.0.0.1:\(port)/wopibootstrapper")
+        #expect(local["ClientId"] as? String == "contoso-office")
+        #expect(local["RedirectUri"] as? String == "https://localhost")
+        #expect(local["SupportRefresh"] as? Bool == true && local["ClientAppName"] as? String == "Office")
+        #expect(local["AuthUriDomains"] as? String == "127.0.0.1")
+        let problems = try #require(local["problems"] as? [[String: String]])
+        #expect(problems.contains { $0["field"] == "BootstrapUrl" && $0["problem"]?.contains("http: URL") == true }, "\(problems)")
+        #expect(!(try #require(String(data: try JSONSerialization.data(withJSONObject: local), encoding: .utf8))).contains("s3cret-value"))
+
+        let secure = try WopiServer.start(data: data, extraArguments: ["--public-url", "https://wopi.contoso.test", "--provider-id", "TP_CONTOSO"])
+        secure.stop()
+        let https = try RoundTripTests.json(try await ScenarioCLITests.run(["onboarding", "--data", data.path], timeout: 60), "onboarding")
+        #expect(https["BootstrapUrl"] as? String == "https://wopi.contoso.test/wopibootstrapper")
+        #expect((https["problems"] as? [[String: String]])?.isEmpty == true, "\(https)")
+        #expect(https["ProviderId"] as? String == "TP_CONTOSO" && https["AuthUriDomains"] as? String == "wopi.contoso.test")
+        #expect((https["missing"] as? [String]) == ["LocalizedProviderName", "IconLocations", "ProviderDescription"])
+    }
+}
