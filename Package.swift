@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Documentation only: `swift package generate-documentation` (DocC catalogs under Sources/*/Documentation.docc).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Office URI grammar, app catalogue, sign-in URLs, Info.plist checks. Foundation only.
@@ -98,7 +100,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "OfficeURLSchemeTests", dependencies: ["OfficeURLScheme"], swiftSettings: strictSettings),
+        // Crypto: the SHA-256 the documentation snippets' PKCE sign-in passes in (CryptoKit on iOS).
+        .testTarget(name: "OfficeURLSchemeTests", dependencies: ["OfficeURLScheme", .product(name: "Crypto", package: "swift-crypto")],
+                    swiftSettings: strictSettings),
         .testTarget(name: "WOPICoreTests", dependencies: ["WOPICore"], swiftSettings: strictSettings),
         .testTarget(
             name: "WOPIHostTests",
