@@ -93,7 +93,7 @@ import Testing
         UIApplication.shared.reset(installed: [])
         let app = ArticleApp(server: URL(string: "http://127.0.0.1:8080")!)
         let returned = URL(string: "clouddrive:ofe%7Cu%7Chttps%3A//contoso.example/wopi/files/f1%7Cz%7Cno%7Cc%7C"
-                           + DocumentContextCoder.encode(["folderID": "Q4|2026", "sort": "name"]))!
+                           + (try DocumentContextCoder.encode(["folderID": "Q4|2026", "sort": "name"])))!
         _ = try await app.openAndReturn(returnedURL: returned)
         let word = AppStoreProduct(id: 586_447_913, device: .universal)
         #expect(app.offeredProducts == [word])
@@ -106,7 +106,7 @@ import Testing
         UIApplication.shared.reset(installed: ["ms-word", "ms-word-wopi-support-1605"])
         let app = ArticleApp(server: URL(string: "http://127.0.0.1:8080")!)
         let returned = URL(string: "clouddrive:ofe%7Cu%7Chttps%3A//contoso.example/wopi/files/f1%7Cz%7Cno%7Cc%7C"
-                           + DocumentContextCoder.encode(["folderID": "Q4|2026", "sort": "name"]))!
+                           + (try DocumentContextCoder.encode(["folderID": "Q4|2026", "sort": "name"])))!
         let (typed, folderID) = try await app.openAndReturn(returnedURL: returned)
         #expect(folderID == "Q4|2026")
         #expect(typed.string.hasPrefix("ms-word:ofe|u|https://contoso.example/wopi/files/f1|d|contoso|e|u1|n|Report.docx|a|App|p|clouddrive|c|"))
