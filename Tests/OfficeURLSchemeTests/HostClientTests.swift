@@ -47,6 +47,10 @@ import Testing
         ])
         // The verifier itself never leaves the app before the token request.
         #expect(!url.absoluteString.contains(Self.verifier))
+        // Nor does it show when the sign-in is printed or logged.
+        for text in ["\(signIn)", String(reflecting: signIn)] {
+            #expect(text.contains("clouddrive:/oauth2/callback") && !text.contains(Self.verifier) && !text.contains("st8"))
+        }
     }
 
     @Test func randomVerifierAndStateDifferEachTime() throws {

@@ -194,3 +194,13 @@ public struct HostSignIn: Sendable, Hashable {
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }
+
+extension HostSignIn: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The server, client and redirect URI; never the code verifier or `state`, so logging a sign-in leaks neither.
+    public var description: String {
+        "HostSignIn(server: \(server.absoluteString), clientID: \(clientID), redirectURI: \(redirectURI))"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}
