@@ -31,6 +31,8 @@ let package = Package(
         // The PostgreSQL store (issue 9): several hosts on one database.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
+        // Documentation only: `swift package generate-documentation` (DocC catalogs under Sources/*/Documentation.docc).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Office URI grammar, app catalogue, sign-in URLs, Info.plist checks. Foundation only.
@@ -107,7 +109,9 @@ let package = Package(
         ),
         // Servers the tests start and stop themselves: PostgreSQL, nginx, free loopback ports. Foundation only.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
-        .testTarget(name: "OfficeURLSchemeTests", dependencies: ["OfficeURLScheme"], swiftSettings: strictSettings),
+        // Crypto: the SHA-256 the documentation snippets' PKCE sign-in passes in (CryptoKit on iOS).
+        .testTarget(name: "OfficeURLSchemeTests", dependencies: ["OfficeURLScheme", .product(name: "Crypto", package: "swift-crypto")],
+                    swiftSettings: strictSettings),
         .testTarget(name: "WOPICoreTests", dependencies: ["WOPICore"], swiftSettings: strictSettings),
         .testTarget(
             name: "WOPIHostTests",

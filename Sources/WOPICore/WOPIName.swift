@@ -44,7 +44,7 @@ public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible 
     }
 
     /// The characters Office for iOS refuses in `BaseFileName`, `UserId`, `OwnerId` and container
-    /// names: ``\ / : * ? " < > | # { } ^ [ ] ` %`` (issues/invalidcharacters.rst).
+    /// names: `\ / : * ? " < > | # { } ^ [ ] %` and the backtick (issues/invalidcharacters.rst).
     public static let refusedCharacters: Set<Character> = [
         "\\", "/", ":", "*", "?", "\"", "<", ">", "|", "#", "{", "}", "^", "[", "]", "`", "%",
     ]

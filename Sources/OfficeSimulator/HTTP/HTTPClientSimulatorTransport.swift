@@ -23,6 +23,7 @@ public struct HTTPClientSimulatorTransport: SimulatorTransport {
     /// - Parameters:
     ///   - timeout: The longest one request may take, from connecting to the last byte.
     ///   - maximumBodySize: The largest response body accepted, in bytes (documents included).
+    ///   - body: What to do with the transport.
     public static func withTransport<Result: Sendable>(
         timeout: Duration = .seconds(60),
         maximumBodySize: Int = 512 << 20,

@@ -5,7 +5,7 @@ import Foundation
 /// Present it with `SKStoreProductViewController` using ``id`` as
 /// `SKStoreProductParameterITunesItemIdentifier` (seed 000, "Prompt the user to install Office"),
 /// or open ``storeURL`` where StoreKit is unavailable.
-public struct AppStoreProduct: Sendable, Hashable, Codable {
+public struct AppStoreProduct: Sendable, Hashable, Codable, Identifiable {
     /// The device family a product is built for.
     public enum Device: String, Sendable, Hashable, Codable, CaseIterable {
         /// One product for iPhone and iPad.
@@ -16,7 +16,7 @@ public struct AppStoreProduct: Sendable, Hashable, Codable {
         case iPad
     }
 
-    /// The iTunes item identifier, for example `586447913` for Word.
+    /// The iTunes item identifier, for example `586447913` for Word; also its `Identifiable` identity.
     public let id: Int
     /// The device family the product is for.
     public let device: Device

@@ -10,6 +10,16 @@ public enum OfficeLaunchResult: Sendable, Hashable {
     /// The app is installed but the system did not open the URL.
     case failedToOpen(OfficeApp)
 
+    /// The App Store product to present: the one to install or update, `nil` when there is none to offer.
+    ///
+    /// `OpenInOfficeButton` (SwiftUI) and your own UIKit code present it with `SKStoreProductViewController`.
+    public var storeProduct: AppStoreProduct? {
+        switch self {
+        case .notInstalled(_, let product), .needsUpdate(_, let product): product
+        case .opened, .failedToOpen: nil
+        }
+    }
+
     /// A localized sentence for the user, or `nil` after success.
     ///
     /// - Parameter language: `en`, `de` or `zh-Hans` (region subtags are ignored); English otherwise.

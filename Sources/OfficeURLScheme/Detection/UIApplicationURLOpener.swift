@@ -4,6 +4,7 @@ import UIKit
 
 /// ``URLOpening`` backed by `UIApplication.shared`. It receives ``OfficeInvokeURI/url``, the fully
 /// percent-encoded form.
+@available(iOS 15.0, macCatalyst 15.0, *)
 @MainActor
 public struct UIApplicationURLOpener: URLOpening {
     /// Creates an opener for the shared application.

@@ -1,4 +1,4 @@
-/// The characters Office and WOPI hosts refuse in file names: ``\/:*?"<>|#{}^[]`%``
+/// The characters Office and WOPI hosts refuse in file names: `\/:*?"<>|#{}^[]%` and the backtick
 /// (Office URI Schemes §1.7 and the WOPI docs' issues/invalidcharacters.rst).
 public enum FileNameRules {
     /// Every character a file name must not contain.

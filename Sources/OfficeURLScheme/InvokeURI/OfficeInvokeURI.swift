@@ -69,7 +69,7 @@ public struct OfficeInvokeURI: Sendable, Hashable {
     /// - Throws: ``OfficeURLError`` naming the problem: a non-http(s) ``documentURL`` or
     ///   ``saveLocation``, a save location with a command other than `nft` or on another host,
     ///   `nft` for an app without it, an invalid passback scheme (RFC 3986 §3.1), a file name with
-    ///   one of ``\/:*?"<>|#{}^[]`%``, or an extra argument that reuses a known descriptor.
+    ///   one of `\/:*?"<>|#{}^[]%` or the backtick, or an extra argument that reuses a known descriptor.
     public init(
         app: OfficeApp,
         command: OfficeCommand = .edit,

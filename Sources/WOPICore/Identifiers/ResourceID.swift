@@ -34,11 +34,13 @@ public struct ResourceID: Sendable, Hashable, Codable, CustomStringConvertible {
         self = id
     }
 
+    /// Encodes the raw value as a single string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 
+    /// The raw value.
     public var description: String { rawValue }
 
     private static let allowed: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-".utf8))

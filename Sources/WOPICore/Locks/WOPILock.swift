@@ -23,5 +23,6 @@ public struct WOPILock: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
+    /// The lock string.
     public var description: String { value }
 }

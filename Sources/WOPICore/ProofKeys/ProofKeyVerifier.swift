@@ -27,7 +27,13 @@ public struct ProofKeyVerifier: Sendable {
     /// Verifies a request from the raw values a host has at hand: the access token, the external
     /// request URL, and the three header values (`nil` when a header is absent).
     ///
-    /// - Parameter now: The current time; pass a fixed date to check a recorded request.
+    /// - Parameters:
+    ///   - accessToken: The request's access token, as the client signed it.
+    ///   - url: The request URL as the client saw it (the external URL behind a proxy).
+    ///   - timestampHeader: The `X-WOPI-TimeStamp` header value.
+    ///   - proofHeader: The `X-WOPI-Proof` header value.
+    ///   - proofOldHeader: The `X-WOPI-ProofOld` header value.
+    ///   - now: The current time; pass a fixed date to check a recorded request.
     public func verify(
         accessToken: String,
         url: String,
@@ -47,6 +53,7 @@ public struct ProofKeyVerifier: Sendable {
     /// Verifies a request given its signed parts and the base64 proof header values.
     ///
     /// - Parameters:
+    ///   - request: The signed parts: access token, URL and timestamp.
     ///   - proof: The `X-WOPI-Proof` header value, or `nil` when absent.
     ///   - proofOld: The `X-WOPI-ProofOld` header value, or `nil` when absent.
     ///   - now: The current time; pass a fixed date to check a recorded request.

@@ -20,6 +20,7 @@ public struct AccessTokenSigner: Sendable {
         /// Valid, but for another resource than the one requested.
         case wrongResource
 
+        /// One line naming the problem.
         public var description: String {
             switch self {
             case .malformed: "malformed access token"

@@ -38,5 +38,6 @@ public enum WOPIResource: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The compact form, for logs.
     public var description: String { compactForm }
 }

@@ -73,7 +73,7 @@ public struct AuthorizationServer: Sendable {
 
     /// The 401 challenge of the bootstrapper (Bootstrap.rst, "WWW-Authenticate response header format").
     ///
-    /// - Throws: ``OfficeURLError/invalidChallenge(_:)`` when the public URL holds characters the header cannot carry.
+    /// - Throws: `OfficeURLError.invalidChallenge(_:)` when the public URL holds characters the header cannot carry.
     public func challenge() throws(OfficeURLError) -> BootstrapperChallenge {
         try BootstrapperChallenge(authorizationURI: authorizationURI, tokenIssuanceURI: tokenIssuanceURI, providerID: registration.providerID,
                                   urlSchemes: registration.iOSURLSchemes.isEmpty ? nil : ["iOS": registration.iOSURLSchemes])

@@ -39,6 +39,7 @@ public struct WOPIError: HTTPResponseError, Sendable {
         return .init(.conflict, reason, headers: headers)
     }
 
+    /// The error as a plain-text response with its status and headers; the message also goes into `X-WOPI-ServerError` when it is printable ASCII.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = self.headers
         headers[.contentType] = "text/plain; charset=utf-8"

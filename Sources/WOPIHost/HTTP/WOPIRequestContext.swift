@@ -4,6 +4,7 @@ import NIOCore
 /// The host's request context: Hummingbird's basics plus the peer address, which the sign-in
 /// throttle keys on (wrong passwords are limited per user *and* client address).
 public struct WOPIRequestContext: RequestContext, RemoteAddressRequestContext {
+    /// Hummingbird's per-request storage.
     public var coreContext: CoreRequestContextStorage
     /// The address of the TCP peer (a proxy's, behind one).
     public let remoteAddress: SocketAddress?

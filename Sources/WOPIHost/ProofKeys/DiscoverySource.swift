@@ -38,6 +38,7 @@ public enum DiscoverySource: Sendable, Hashable, CustomStringConvertible {
         return keys
     }
 
+    /// The path or URL discovery is read from.
     public var description: String {
         switch self {
         case .file(let url): url.path
@@ -53,6 +54,7 @@ public enum DiscoveryLoadError: Error, Sendable, Hashable, CustomStringConvertib
     /// The document has no `proof-key` element.
     case noProofKey
 
+    /// One line naming the problem.
     public var description: String {
         switch self {
         case .httpStatus(let status): "discovery URL answered HTTP \(status)"

@@ -216,6 +216,9 @@ public enum SampleDocuments {
     ///   - title: The document title in the core properties.
     ///   - sheetName: 1 to 31 characters, none of `: \ / ? * [ ]`, not starting or ending with `'`.
     ///   - rows: Cells from column A onwards; shorter rows are fine.
+    ///   - boldFirstRow: Whether row 1 is bold, as a header row.
+    ///   - author: The creator in the core properties.
+    ///   - created: The creation date in the core properties.
     /// - Throws: ``InputError`` naming the bad sheet name or cell.
     public static func workbook(
         title: String,

@@ -16,5 +16,6 @@ public struct BlobKey: Sendable, Hashable, CustomStringConvertible {
     /// A fresh, unique key.
     public static func random() -> BlobKey { BlobKey(ResourceID.random().rawValue)! }
 
+    /// The raw value.
     public var description: String { rawValue }
 }

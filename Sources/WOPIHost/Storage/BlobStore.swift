@@ -10,7 +10,7 @@ import NIOCore
 public protocol BlobStore: Sendable {
     /// Stores a body and returns its key, size and SHA-256.
     ///
-    /// Throws ``BlobStoreError/tooLarge`` as soon as more than `maximumSize` bytes arrive, and
+    /// Throws ``BlobStoreError/tooLarge(maximumSize:)`` as soon as more than `maximumSize` bytes arrive, and
     /// leaves nothing behind on any error (a dropped connection included).
     func write<Body: AsyncSequence & Sendable>(_ body: Body, maximumSize: Int64) async throws -> StoredBlob
         where Body.Element == ByteBuffer

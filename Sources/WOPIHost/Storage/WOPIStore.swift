@@ -11,7 +11,7 @@ import WOPICore
 public protocol WOPIStore: Sendable {
     // MARK: Users
 
-    /// Creates a user with an empty root container. Throws ``WOPIStoreError/nameTaken`` for a duplicate name.
+    /// Creates a user with an empty root container. Throws ``WOPIStoreError/nameTaken(_:)`` for a duplicate name.
     func createUser(name: String, displayName: String, passwordHash: PasswordHash) async throws -> UserRecord
     /// The user with this id.
     func user(id: ResourceID) async throws -> UserRecord?
@@ -32,9 +32,9 @@ public protocol WOPIStore: Sendable {
     func containerPath(to id: ResourceID) async throws -> [ContainerRecord]
     /// The direct children of a container, each list sorted by name.
     func children(of id: ResourceID) async throws -> (containers: [ContainerRecord], files: [FileRecord])
-    /// Creates a child container. Throws ``WOPIStoreError/nameTaken`` when a sibling has the name.
+    /// Creates a child container. Throws ``WOPIStoreError/nameTaken(_:)`` when a sibling has the name.
     func createContainer(named name: String, in parentID: ResourceID) async throws -> ContainerRecord
-    /// Renames a container. Throws ``WOPIStoreError/nameTaken`` when a sibling has the name.
+    /// Renames a container. Throws ``WOPIStoreError/nameTaken(_:)`` when a sibling has the name.
     func renameContainer(_ id: ResourceID, to name: String) async throws -> ContainerRecord
     /// Deletes an empty, non-root container. Throws ``WOPIStoreError/notEmpty`` otherwise.
     func deleteContainer(_ id: ResourceID) async throws
@@ -47,12 +47,12 @@ public protocol WOPIStore: Sendable {
     func file(named name: String, in containerID: ResourceID) async throws -> FileRecord?
     /// Records a new file whose body is already stored.
     ///
-    /// With `replacing: false` a name clash throws ``WOPIStoreError/nameTaken``. With `replacing: true`
+    /// With `replacing: false` a name clash throws ``WOPIStoreError/nameTaken(_:)``. With `replacing: true`
     /// the existing file keeps its id and gets the new body and a new version, unless it is locked
     /// (``WOPIStoreError/lockConflict(currentLock:reason:)``); the replaced body's key is returned.
     func createFile(named name: String, in containerID: ResourceID, blob: StoredBlob, replacing: Bool, now: Date) async throws
         -> (file: FileRecord, replacedBlob: BlobKey?)
-    /// Renames a file (the lock rules of ``LockRules/Request/modify(_:)`` apply); bumps its version.
+    /// Renames a file (the lock rules of `LockRules.Request.modify(_:)` apply); bumps its version.
     func renameFile(_ id: ResourceID, to name: String, lock: WOPILock?, now: Date) async throws -> FileRecord
     /// Deletes a file unless someone else holds its lock; returns its blob to delete.
     func deleteFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> BlobKey
@@ -89,6 +89,7 @@ public enum WOPIStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The container still has children, or is a root.
     case notEmpty
 
+    /// One line naming the problem.
     public var description: String {
         switch self {
         case .notFound: "not found"

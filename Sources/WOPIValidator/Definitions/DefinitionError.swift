@@ -11,5 +11,6 @@ public struct DefinitionError: Error, Sendable, Hashable, CustomStringConvertibl
         self.reason = reason
     }
 
+    /// The reason, with the TestCases.xml line when known.
     public var description: String { line > 0 ? "TestCases.xml line \(line): \(reason)" : reason }
 }

@@ -1,39 +1,73 @@
 /// Every request element TestCases.xml may contain, with the HTTP shape Microsoft's runner gives it
 /// (WOPI REST docs: files/*, containers/*, ecosystem/*).
 public enum RequestKind: String, Sendable, Hashable, CaseIterable {
+    /// The `CheckFileInfo` request element.
     case checkFileInfo = "CheckFileInfo"
+    /// The `GetFile` request element.
     case getFile = "GetFile"
+    /// The `PutFile` request element.
     case putFile = "PutFile"
+    /// The `PutRelativeFile` request element.
     case putRelativeFile = "PutRelativeFile"
+    /// The `Lock` request element.
     case lock = "Lock"
+    /// The `Unlock` request element.
     case unlock = "Unlock"
+    /// The `RefreshLock` request element.
     case refreshLock = "RefreshLock"
+    /// The `UnlockAndRelock` request element.
     case unlockAndRelock = "UnlockAndRelock"
+    /// The `GetLock` request element.
     case getLock = "GetLock"
+    /// The `CheckEcosystem` request element.
     case checkEcosystem = "CheckEcosystem"
+    /// The `GetNewAccessToken` request element.
     case getNewAccessToken = "GetNewAccessToken"
+    /// The `GetRootContainer` request element.
     case getRootContainer = "GetRootContainer"
+    /// The `CheckContainerInfo` request element.
     case checkContainerInfo = "CheckContainerInfo"
+    /// The `EnumerateChildren` request element.
     case enumerateChildren = "EnumerateChildren"
+    /// The `EnumerateAncestors` request element.
     case enumerateAncestors = "EnumerateAncestors"
+    /// The `GetEcosystem` request element.
     case getEcosystem = "GetEcosystem"
+    /// The `CreateChildContainer` request element.
     case createChildContainer = "CreateChildContainer"
+    /// The `CreateChildFile` request element.
     case createChildFile = "CreateChildFile"
+    /// The `DeleteFile` request element.
     case deleteFile = "DeleteFile"
+    /// The `DeleteContainer` request element.
     case deleteContainer = "DeleteContainer"
+    /// The `RenameContainer` request element.
     case renameContainer = "RenameContainer"
+    /// The `RenameFile` request element.
     case renameFile = "RenameFile"
+    /// The `GetFromFileUrl` request element.
     case getFromFileUrl = "GetFromFileUrl"
+    /// The `GetShareUrl` request element.
     case getShareUrl = "GetShareUrl"
+    /// The `AddActivities` request element.
     case addActivities = "AddActivities"
+    /// The `PutUserInfo` request element.
     case putUserInfo = "PutUserInfo"
+    /// The `GetCoauthLock` request element.
     case getCoauthLock = "GetCoauthLock"
+    /// The `GetCoauthTable` request element.
     case getCoauthTable = "GetCoauthTable"
+    /// The `RefreshCoauthLock` request element.
     case refreshCoauthLock = "RefreshCoauthLock"
+    /// The `UnlockCoauthLock` request element.
     case unlockCoauthLock = "UnlockCoauthLock"
+    /// The `GetChunkedFile` request element.
     case getChunkedFile = "GetChunkedFile"
+    /// The `PutChunkedFile` request element.
     case putChunkedFile = "PutChunkedFile"
+    /// The `GetSequenceNumber` request element.
     case getSequenceNumber = "GetSequenceNumber"
+    /// The `Delay` request element.
     case delay = "Delay"
 
     /// False for the coauthoring and incremental-file-transfer requests, which this runner parses but does not

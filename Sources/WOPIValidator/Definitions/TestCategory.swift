@@ -2,10 +2,15 @@
 ///
 /// As in Microsoft's runner, `WopiCore` cases run whatever categories are selected, and `all` selects everything.
 public enum TestCategory: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// `All`: every category.
     case all = "All"
+    /// `WopiCore`: the core WOPI protocol.
     case wopiCore = "WopiCore"
+    /// `OfficeOnline`: what Office for the web needs.
     case officeOnline = "OfficeOnline"
+    /// `OfficeNativeClient`: what the Office desktop and mobile apps need.
     case officeNativeClient = "OfficeNativeClient"
+    /// `WopiCoauth`: coauthoring.
     case wopiCoauth = "WopiCoauth"
 
     /// Parses a category name case-insensitively (`wopicore`, `OfficeNativeClient`, …).
@@ -14,6 +19,7 @@ public enum TestCategory: String, Sendable, Hashable, CaseIterable, CustomString
         self = match
     }
 
+    /// The category name as TestCases.xml writes it.
     public var description: String { rawValue }
 
     /// Whether a case of `self` runs when `selection` is chosen.

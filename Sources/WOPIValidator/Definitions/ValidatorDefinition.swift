@@ -27,10 +27,15 @@ public indirect enum ValidatorDefinition: Sendable, Hashable {
 public struct ResponseHeaderCheck: Sendable, Hashable {
     /// `Comparator=`; numeric comparisons parse both sides as 32-bit integers.
     public enum Comparator: String, Sendable, Hashable {
+        /// `=`: the header value is equal to the expected one.
         case equal = "="
+        /// `>`: the header value is greater than the expected one.
         case greater = ">"
+        /// `<`: the header value is less than the expected one.
         case less = "<"
+        /// `>=`: the header value is greater than or equal to the expected one.
         case greaterOrEqual = ">="
+        /// `<=`: the header value is less than or equal to the expected one.
         case lessOrEqual = "<="
     }
 
@@ -67,14 +72,23 @@ public struct ResponseHeaderCheck: Sendable, Hashable {
 public struct JSONPropertyCheck: Sendable, Hashable {
     /// The element name, which decides how the value is compared.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The `BooleanProperty` element.
         case boolean = "BooleanProperty"
+        /// The `IntegerProperty` element.
         case integer = "IntegerProperty"
+        /// The `LongProperty` element.
         case long = "LongProperty"
+        /// The `StringProperty` element.
         case string = "StringProperty"
+        /// The `StringRegexProperty` element.
         case stringRegex = "StringRegexProperty"
+        /// The `AbsoluteUrlProperty` element.
         case absoluteURL = "AbsoluteUrlProperty"
+        /// The `ArrayProperty` element.
         case array = "ArrayProperty"
+        /// The `ResponseBodyProperty` element.
         case responseBody = "ResponseBodyProperty"
+        /// The `ArrayLengthProperty` element.
         case arrayLength = "ArrayLengthProperty"
     }
 

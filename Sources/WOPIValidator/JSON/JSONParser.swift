@@ -9,6 +9,7 @@ public struct JSONParser: Sendable {
         public let offset: Int
         /// What was wrong.
         public let reason: String
+        /// One line naming the problem and its byte offset.
         public var description: String { "invalid JSON at byte \(offset): \(reason)" }
     }
 

@@ -13,6 +13,7 @@ public struct JSONSchema: Sendable, Hashable {
         public let pointer: String
         /// What was wrong.
         public let reason: String
+        /// One line naming the unsupported part.
         public var description: String { "unsupported JSON schema at \(pointer.isEmpty ? "#" : pointer): \(reason)" }
     }
 
@@ -126,6 +127,7 @@ public struct JSONSchema: Sendable, Hashable {
         }
     }
 
+    /// Equal schemas: every keyword equal.
     public static func == (lhs: JSONSchema, rhs: JSONSchema) -> Bool {
         lhs.types == rhs.types && lhs.required == rhs.required
             && lhs.properties.map(\.name) == rhs.properties.map(\.name)
@@ -136,6 +138,7 @@ public struct JSONSchema: Sendable, Hashable {
             && lhs.maxLength == rhs.maxLength && lhs.minimum == rhs.minimum
     }
 
+    /// Hashes a subset of the keywords, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(types)
         hasher.combine(required)

@@ -4,14 +4,20 @@
 /// fractional `number`, exactly as Microsoft's runner (Newtonsoft.Json tokens) does. Objects keep
 /// member order for readable error messages.
 public indirect enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number and its text as it appeared in the document.
     case number(JSONNumber)
+    /// A string, unescaped.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object, its members in document order (duplicates kept).
     case object([(key: String, value: JSONValue)])
 
+    /// Equal values: numbers by value, object members pairwise in order.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -26,6 +32,7 @@ public indirect enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// Hashes consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)

@@ -11,6 +11,7 @@ public struct HeaderField: Sendable, Hashable, Codable, CustomStringConvertible 
         self.value = value
     }
 
+    /// `Name: value`.
     public var description: String { "\(name): \(value)" }
 }
 

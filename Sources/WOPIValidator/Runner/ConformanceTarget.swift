@@ -27,6 +27,7 @@ public struct ConformanceTarget: Sendable, Hashable {
     public struct TargetError: Error, Sendable, Hashable, CustomStringConvertible {
         /// What is wrong.
         public let reason: String
+        /// The reason.
         public var description: String { reason }
     }
 }

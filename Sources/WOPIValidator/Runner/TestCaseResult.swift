@@ -2,7 +2,12 @@
 public struct TestCaseResult: Sendable, Hashable, Codable {
     /// Passed, failed, or skipped because a prerequisite failed or its group is not run.
     public enum Status: String, Sendable, Hashable, Codable {
-        case passed, failed, skipped
+        /// Every request and validator succeeded.
+        case passed
+        /// A request or validator failed; the result says which.
+        case failed
+        /// Not run, for example because its group is excluded.
+        case skipped
     }
 
     /// The group the case belongs to.

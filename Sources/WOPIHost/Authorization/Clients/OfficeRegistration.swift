@@ -81,6 +81,7 @@ public enum OfficeRegistrationError: Error, Sendable, Hashable, CustomStringConv
     /// The message names the value and the rule it breaks.
     case invalid(String)
 
+    /// One line naming the problem.
     public var description: String {
         switch self {
         case .invalid(let message): message
