@@ -13,6 +13,7 @@ struct WOPICommand: AsyncParsableCommand {
             Sign-in:          app-signin
             Office simulator: simulate
             Checks:           validate, proof
+            Operations:       locks, config (and files history, files restore)
 
             Exit codes: 0 success, 1 a failure or findings, 2 invalid input (one line on stderr).
             """,
@@ -23,6 +24,9 @@ struct WOPICommand: AsyncParsableCommand {
             AppSigninCommand.self,
             SimulateCommand.self,
             ValidateCommand.self, ProofCommand.self,
+            // BEGIN operations (issue 11)
+            LocksCommand.self, ConfigCommand.self,
+            // END operations
         ]
     )
 

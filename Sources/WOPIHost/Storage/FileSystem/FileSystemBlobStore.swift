@@ -88,6 +88,18 @@ public struct FileSystemBlobStore: BlobStore {
         _ = try await FileSystem.shared.removeItem(at: blobPath(key))
     }
 
+    /// Both folders must exist and be writable: a vanished or read-only volume fails every upload.
+    public func checkReadiness() async throws {
+        for folder in ["blobs", "tmp"] {
+            let path = root.appendingPathComponent(folder).path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw BlobStoreError.unavailable("the blob folder \(path) is missing")
+            }
+            guard access(path, W_OK) == 0 else { throw BlobStoreError.unavailable("the blob folder \(path) is not writable") }
+        }
+    }
+
     /// Removes staging files left by a crash, and blobs no file refers to that are older than `grace`
     /// (younger ones may belong to a write that is about to be recorded by another process).
     public func collectGarbage(referenced: Set<BlobKey>, grace: TimeInterval = 3600) throws -> Int {

@@ -1,0 +1,96 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An append-only file of JSON lines, one per change or refusal that matters (`--audit-log PATH`).
+///
+/// Each line is written with one `write(2)` on a descriptor opened with `O_APPEND`, so lines from
+/// `wopi serve` and from admin commands (`wopi locks break`, `wopi files restore`) never interleave.
+/// Events carry names, ids, versions and lock values, never a token, a code or a password.
+public final class AuditLog: Sendable {
+    private let descriptor: Int32
+    /// Where the log is.
+    public let path: String
+
+    /// Opens (creating with mode 0600 if needed) the log at `path` for appending.
+    public init(path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "cannot open audit log '\(path)': \(String(cString: strerror(errno)))"])
+        }
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit { close(descriptor) }
+
+    /// Appends one event as one line.
+    public func record(_ event: AuditEvent) {
+        var line = event.jsonLine()
+        line.append(UInt8(ascii: "\n"))
+        _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+}
+
+/// One audit record: what happened, when, to which file, by whom, in which request.
+public struct AuditEvent: Sendable, Hashable {
+    /// What happened; the `event` field.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case signInOK = "signin.ok"
+        case signInFailed = "signin.failed"
+        case tokenRefused = "token.refused"
+        case lockTaken = "lock.taken"
+        case lockRefused = "lock.refused"
+        case lockReleased = "lock.released"
+        case lockBroken = "lock.broken"
+        case fileSaved = "file.saved"
+        case fileRenamed = "file.renamed"
+        case fileDeleted = "file.deleted"
+        case fileRestored = "file.restored"
+        case shareLinkCreated = "sharelink.created"
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// When.
+    public var time: Date
+    /// The user's sign-in name (for a failed sign-in, the name tried), if any.
+    public var user: String?
+    /// The file (or container) id, if any.
+    public var file: String?
+    /// The request's id (Hummingbird's `hb.request.id`), or `nil` for an admin command.
+    public var requestID: String?
+    /// Event details: `old_version`, `new_version`, `lock`, `reason`, `operation`, `via`, …
+    public var details: [String: String]
+
+    /// Creates an event.
+    public init(_ kind: Kind, time: Date = Date(), user: String? = nil, file: String? = nil, requestID: String? = nil, details: [String: String] = [:]) {
+        self.kind = kind
+        self.time = time
+        self.user = user
+        self.file = file
+        self.requestID = requestID
+        self.details = details
+    }
+
+    /// The event as one line of JSON (sorted keys, no trailing newline).
+    public func jsonLine() -> Data {
+        var object: [String: Any] = details
+        object["event"] = kind.rawValue
+        object["time"] = Self.timeFormat.string(from: time)
+        object["user"] = user ?? NSNull()
+        object["file"] = file ?? NSNull()
+        object["request_id"] = requestID ?? NSNull()
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    }
+
+    nonisolated(unsafe) private static let timeFormat: ISO8601DateFormatter = {
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return format
+    }()
+}
