@@ -122,7 +122,7 @@ public struct WOPIBackend: Sendable {
     /// Counts and audits a refused access token; returns the 401 to throw.
     private func refuseToken(reason: String, _ message: String) -> WOPIError {
         configuration.monitor.metrics?.recordTokenRefused(reason: reason)
-        configuration.monitor.audit(.tokenRefused, details: ["reason": reason], now: configuration.now())
+        configuration.monitor.record(.tokenRefused, details: ["reason": reason], now: configuration.now())
         return WOPIError.unauthorized(message)
     }
 
@@ -138,7 +138,7 @@ public struct WOPIBackend: Sendable {
 
     /// Records an audit event for the request in progress.
     func audit(_ kind: AuditEvent.Kind, file: ResourceID? = nil, user: String? = nil, details: [String: String] = [:]) {
-        configuration.monitor.audit(kind, user: user, file: file?.rawValue, details: details, now: configuration.now())
+        configuration.monitor.record(kind, user: user, file: file?.rawValue, details: details, now: configuration.now())
     }
 
     /// Counts and audits a lock refusal (any change a lock refused, with 409).

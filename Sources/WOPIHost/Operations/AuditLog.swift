@@ -81,16 +81,12 @@ public struct AuditEvent: Sendable, Hashable {
     public func jsonLine() -> Data {
         var object: [String: Any] = details
         object["event"] = kind.rawValue
-        object["time"] = Self.timeFormat.string(from: time)
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        object["time"] = format.string(from: time)
         object["user"] = user ?? NSNull()
         object["file"] = file ?? NSNull()
         object["request_id"] = requestID ?? NSNull()
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
     }
-
-    nonisolated(unsafe) private static let timeFormat: ISO8601DateFormatter = {
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return format
-    }()
 }

@@ -15,7 +15,7 @@ public struct HostMonitor: Sendable {
     }
 
     /// Records an audit event for the request in progress (its id and user come from ``RequestScope``).
-    func audit(_ kind: AuditEvent.Kind, user: String? = nil, file: String? = nil, details: [String: String] = [:], now: Date) {
+    func record(_ kind: AuditEvent.Kind, user: String? = nil, file: String? = nil, details: [String: String] = [:], now: Date) {
         guard let audit else { return }
         let scope = RequestScope.current
         audit.record(AuditEvent(kind, time: now, user: user ?? scope?.user, file: file ?? scope?.file, requestID: scope?.requestID, details: details))

@@ -92,7 +92,7 @@ extension FilesCommand {
 
 /// An ISO 8601 UTC timestamp with seconds, e.g. `2026-11-23T19:00:00Z`.
 func isoTimestamp(_ date: Date) -> String {
-    date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
+    ISO8601DateFormatter().string(from: date)
 }
 
 /// Prints a JSON array on stdout with sorted keys.

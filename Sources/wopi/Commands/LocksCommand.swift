@@ -23,7 +23,7 @@ struct LocksCommand: AsyncParsableCommand {
             let data = try dataOptions.open()
             let files = try await data.store.activeLocks(at: Date())
             try printJSONArray(files.compactMap { file in
-                file.lock.map { ["file": file.id.rawValue, "name": file.name, "lock": $0.lock.value, "expires": isoTimestamp($0.expiresAt)] }
+                file.lock.map { ["file": file.id.rawValue, "name": file.name, "lock": $0.lock.value, "expires": isoTimestamp($0.expiresAt)] as [String: Any] }
             })
         }
     }

@@ -21,7 +21,9 @@ struct JSONLogHandler: LogHandler {
     func log(event: LogEvent) {
         var object: [String: Any] = [:]
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) { object[key] = "\(value)" }
-        object["time"] = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        object["time"] = format.string(from: Date())
         object["level"] = event.level.rawValue
         object["label"] = label
         object["message"] = "\(event.message)"
