@@ -178,7 +178,8 @@ import Darwin
         let server = try WopiServer.start(data: setup.data, extraArguments: ["--keep-versions", "2"])
         defer { server.stop() }
         let contents = ["version B\n", "version C\n", "version D\n"].map { Data($0.utf8) }
-        for content in contents { #expect(try Self.put(server, setup, content).status == 200) }
+        #expect(try Self.lock(server, setup, "LOCK", "editor-lock-42").status == 200)
+        for content in contents { #expect(try Self.put(server, setup, content, lock: "editor-lock-42").status == 200) }
 
         let history = try WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path])
         try #require(history.exitCode == 0, "files history: \(history.stderr)")
@@ -197,7 +198,6 @@ import Darwin
         let versionB = try #require(entries[2]["version"] as? String)
 
         // Locked: refused with the lock's value, nothing changes.
-        #expect(try Self.lock(server, setup, "LOCK", "editor-lock-42").status == 200)
         let refused = try WopiProcess.run(["files", "restore", setup.fileID, "--version", versionB, "--data", setup.data.path])
         #expect(refused.exitCode == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("editor-lock-42"), "the refusal names the lock: \(refused.stderr)")
@@ -327,17 +327,19 @@ import Darwin
         let server = try WopiServer.start(data: setup.data, extraArguments: ["--drain-timeout", "60"])
         defer { server.stop() }
         let body = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        #expect(try Self.lock(server, setup, "LOCK", "drain-lock").status == 200)
         let connection = try RawHTTPConnection(port: server.port)
-        connection.write(RawHTTPConnection.head("POST", "\(setup.path)/contents?\(setup.query)", ["X-WOPI-Override: PUT"], contentLength: body.count))
+        connection.write(RawHTTPConnection.head("POST", "\(setup.path)/contents?\(setup.query)", ["X-WOPI-Override: PUT", "X-WOPI-Lock: drain-lock"],
+                                                contentLength: body.count))
         connection.write(body.prefix(body.count / 2))
         // Wait until the host is writing the upload, so the signal lands mid-request.
         let staging = setup.data.appendingPathComponent("tmp")
         var waited = 0
-        while ((try? FileManager.default.contentsOfDirectory(atPath: staging.path)) ?? []).isEmpty, waited < 600 {
+        while !server.isWriting(under: staging), waited < 600 {
             Thread.sleep(forTimeInterval: 0.05)
             waited += 1
         }
-        try #require(!((try? FileManager.default.contentsOfDirectory(atPath: staging.path)) ?? []).isEmpty, "the upload never started")
+        try #require(server.isWriting(under: staging), "the upload never started")
         #expect(server.signal(SIGTERM))
         connection.write(body.suffix(from: body.count / 2))
         let response = try #require(connection.readResponse(), "no answer to the PutFile in flight")
@@ -364,8 +366,10 @@ import Darwin
         let fromFile = try WopiServer.launch(["--config", config.path])
         defer { fromFile.stop() }
         try fromFile.waitUntilListening(port: filePort)
-        let big = try RawHTTPConnection.request(port: filePort, "POST", "\(setup.path)/contents?\(setup.query)", ["X-WOPI-Override: PUT"],
-                                                body: Data(count: 2048))
+        #expect(try RawHTTPConnection.request(port: filePort, "POST", "\(setup.path)?\(setup.query)",
+                                              ["X-WOPI-Override: LOCK", "X-WOPI-Lock: size-check"]).status == 200)
+        let big = try RawHTTPConnection.request(port: filePort, "POST", "\(setup.path)/contents?\(setup.query)",
+                                                ["X-WOPI-Override: PUT", "X-WOPI-Lock: size-check"], body: Data(count: 2048))
         #expect(big.status == 413, "max-file-size 1K from the file applies: \(big)")
         #expect(fromFile.stop() == 0)
 

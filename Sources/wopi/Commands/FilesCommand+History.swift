@@ -48,14 +48,16 @@ extension FilesCommand {
         @Argument(help: "The file id.") var id: String
         @Option(name: .customLong("version"), help: ArgumentHelp("The version to restore, as `wopi files history` prints it (v12 or 12).", valueName: "version"))
         var versionText: String
-        @Option(help: ArgumentHelp("Versions to keep per file, as `wopi serve --keep-versions`.", valueName: "n")) var keepVersions: Int = 10
+        @Option(help: ArgumentHelp("Versions to keep per file. Defaults to the --keep-versions `wopi serve` last ran with (10 if never).",
+                                   valueName: "n"))
+        var keepVersions: Int?
         @Option(help: ArgumentHelp("Append the restore to this audit log (as `wopi serve --audit-log`).", valueName: "path")) var auditLog: String?
         @OptionGroup var dataOptions: DataOptions
 
         func validate() throws {
             guard ResourceID(id) != nil else { throw ValidationError("'\(id)' is not a file id") }
             guard Self.version(versionText) != nil else { throw ValidationError("--version '\(versionText)' is not a version like v12") }
-            guard (0...1000).contains(keepVersions) else { throw ValidationError("--keep-versions must be between 0 and 1000") }
+            guard (0...1000).contains(keepVersions ?? 10) else { throw ValidationError("--keep-versions must be between 0 and 1000") }
         }
 
         static func version(_ text: String) -> Int64? {
@@ -69,9 +71,11 @@ extension FilesCommand {
                 do { return try AuditLog(path: path) } catch { throw CLIError.Failure(error.localizedDescription) }
             }
             let data = try dataOptions.open()
+            let stored = try await data.store.hostSetting(named: OperationsOptions.keepVersionsSetting).flatMap(Int.init)
             let change: ContentChange
             do {
-                change = try await data.store.restoreVersion(fileID, version: version, restoredBy: nil, keepVersions: keepVersions, now: Date())
+                change = try await data.store.restoreVersion(fileID, version: version, restoredBy: nil,
+                                                             keepVersions: keepVersions ?? stored ?? 10, now: Date())
             } catch WOPIStoreError.notFound {
                 throw CLIError.InvalidInput(try await data.store.file(id: fileID) == nil ? "no file with id \(id)" : "file \(id) has no version v\(version)")
             } catch WOPIStoreError.lockConflict(let current, _) {

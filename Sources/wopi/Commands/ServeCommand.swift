@@ -84,6 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
         let monitor = try operations.monitor()
         configuration.monitor = monitor
         configuration.keepVersions = operations.keepVersions
+        try await folder.store.setHostSetting(String(operations.keepVersions), named: OperationsOptions.keepVersionsSetting)
         // END operations
         let backend = try await folder.backend(configuration: configuration)
         let collected = try folder.blobs.collectGarbage(referenced: try await folder.store.referencedBlobs())

@@ -25,6 +25,9 @@ struct OperationsOptions: ParsableArguments {
                                valueName: "file"))
     var config: String?
 
+    /// The host setting `wopi serve` records its --keep-versions in, for `wopi files restore`.
+    static let keepVersionsSetting = "keep-versions"
+
     func validate() throws {
         if let metricsPort, !(1...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be between 1 and 65535") }
         guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format '\(logFormat)' must be text or json") }

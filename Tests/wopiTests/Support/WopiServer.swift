@@ -95,6 +95,20 @@ final class WopiServer: @unchecked Sendable {
         throw Failure.notListening(port: port, seconds: timeout, log: log)
     }
 
+    /// Whether the server has a file open under `folder` (an upload being staged). The blob store may stage
+    /// through an unnamed temporary file (O_TMPFILE), invisible in a listing, so this reads /proc's descriptors.
+    func isWriting(under folder: URL) -> Bool {
+        let descriptors = "/proc/\(process.processIdentifier)/fd"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: descriptors) else {
+            return !((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).isEmpty
+        }
+        let prefixes = [folder.resolvingSymlinksInPath().path + "/", folder.path + "/"]
+        return entries.contains { entry in
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\(entry)")) ?? ""
+            return prefixes.contains { target.hasPrefix($0) }
+        }
+    }
+
     /// Sends `signal` to the server's PID and returns at once; `false` when it is not running.
     func signal(_ signal: Int32) -> Bool {
         guard process.isRunning else { return false }
