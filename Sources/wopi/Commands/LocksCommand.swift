@@ -32,8 +32,8 @@ struct LocksCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove a file's lock, whoever holds it, and say whose it was.",
             discussion: """
-                The client that held the lock gets 409 on its next save and reopens the file. Prints
-                {"file", "name", "lock", "expires", "owner"} for the lock removed; exits 1 when the file was not locked.
+                The client that held the lock gets 409 on its next save and reopens the file. Prints the lock
+                removed as one JSON object with file, name, lock, expires and owner; exits 1 when the file was not locked.
                 """
         )
         @Argument(help: "The file id.") var id: String
