@@ -341,6 +341,13 @@ import Darwin
         }
         try #require(server.isWriting(under: staging), "the upload never started")
         #expect(server.signal(SIGTERM))
+        // Stopping means no new connections, while the one in flight is still served.
+        var polls = 0
+        while WopiServer.accepts(port: server.port), polls < 200 {
+            Thread.sleep(forTimeInterval: 0.05)
+            polls += 1
+        }
+        #expect(!WopiServer.accepts(port: server.port), "the listener is closed after SIGTERM")
         connection.write(body.suffix(from: body.count / 2))
         let response = try #require(connection.readResponse(), "no answer to the PutFile in flight")
         #expect(response.status == 200, "\(response)")
