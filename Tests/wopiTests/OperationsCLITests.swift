@@ -358,6 +358,30 @@ import Darwin
         #expect(history.first?["version"] as? String == response.header("X-WOPI-ItemVersion"))
     }
 
+    @Test("SIGTERM with an upload that never finishes: after --drain-timeout the server exits 0 and the file is unchanged",
+          .timeLimit(.minutes(2)))
+    func drainTimeout() throws {
+        let setup = try Self.makeSetup()
+        defer { setup.remove() }
+        let server = try WopiServer.start(data: setup.data, extraArguments: ["--drain-timeout", "1"])
+        defer { server.stop() }
+        let before = try Self.checkFileInfo(server, setup)
+        #expect(try Self.lock(server, setup, "LOCK", "stalled-lock").status == 200)
+        let connection = try RawHTTPConnection(port: server.port)
+        connection.write(RawHTTPConnection.head("POST", "\(setup.path)/contents?\(setup.query)", ["X-WOPI-Override: PUT", "X-WOPI-Lock: stalled-lock"],
+                                                contentLength: 1 << 20))
+        connection.write(Data(count: 1 << 19))
+        var polls = 0
+        while !server.isWriting(under: setup.data.appendingPathComponent("tmp")), polls < 600 {
+            Thread.sleep(forTimeInterval: 0.05)
+            polls += 1
+        }
+        #expect(server.signal(SIGTERM))
+        #expect(server.waitForExit(timeout: 60) == 0, "exit status 0 once the drain timeout has passed")
+        let history = try Self.jsonArray(try WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path]).stdout)
+        #expect(history.count == 1 && history.first?["version"] as? String == before["Version"] as? String, "the cut-off upload changed nothing")
+    }
+
     // MARK: Configuration
 
     @Test("serve options come from flags, then WOPI_* environment variables, then the --config file", .timeLimit(.minutes(3)))
