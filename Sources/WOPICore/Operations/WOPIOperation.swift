@@ -8,6 +8,7 @@ public struct WOPIOperation: Sendable, Hashable, CustomStringConvertible {
     /// The operation's name, e.g. `PutFile`.
     public let name: String
 
+    /// The name.
     public var description: String { name }
 
     private init(_ name: String) { self.name = name }

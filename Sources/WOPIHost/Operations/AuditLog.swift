@@ -40,17 +40,29 @@ public final class AuditLog: Sendable {
 public struct AuditEvent: Sendable, Hashable {
     /// What happened; the `event` field.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A password sign-in succeeded (`user` is who signed in).
         case signInOK = "signin.ok"
+        /// A password sign-in failed or was throttled (`user` is the name tried; `reason` says which).
         case signInFailed = "signin.failed"
+        /// A WOPI access token was refused (`reason`: missing, malformed, bad_signature, expired, wrong_resource, unknown_user).
         case tokenRefused = "token.refused"
+        /// Lock or UnlockAndRelock took a lock (`lock`).
         case lockTaken = "lock.taken"
+        /// A lock refused a change (`operation`, and `lock`, the current lock).
         case lockRefused = "lock.refused"
+        /// Unlock released a lock (`lock`).
         case lockReleased = "lock.released"
+        /// An operator broke a lock with `wopi locks break` (`lock`).
         case lockBroken = "lock.broken"
+        /// PutFile saved new content (`old_version`, `new_version`, `size`).
         case fileSaved = "file.saved"
+        /// RenameFile renamed a file (`old_name`, `new_name`).
         case fileRenamed = "file.renamed"
+        /// DeleteFile deleted a file (`version`).
         case fileDeleted = "file.deleted"
+        /// `wopi files restore` made an earlier version current (`restored`, `old_version`, `new_version`).
         case fileRestored = "file.restored"
+        /// GetShareUrl created a share link (`kind`: file or container); the link itself is never logged.
         case shareLinkCreated = "sharelink.created"
     }
 

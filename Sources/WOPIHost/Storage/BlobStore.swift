@@ -35,6 +35,7 @@ public enum BlobStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The store cannot work now (a missing or read-only folder); the text says why.
     case unavailable(String)
 
+    /// The error for people and logs.
     public var description: String {
         switch self {
         case .tooLarge(let maximum): "the body exceeds \(maximum) bytes"
