@@ -5,7 +5,9 @@ import NIOCore
 
 /// Builds the WOPI host's HTTP application.
 public enum WOPIHostApplication {
-    /// The router with every WOPI route under `/wopi`, request logging, a health check at `/health`, and
+    /// The router with every WOPI route under `/wopi`, request logging, health checks at `/health`, `/health/live` and
+    /// `/health/ready`, 431 for oversized headers (``WOPIHostConfiguration/headerLimits``), metrics and audit events
+    /// (``WOPIHostConfiguration/monitor``), and
     /// sign-in (`/oauth2/*`, `/wopibootstrapper`) when the configuration has an ``WOPIHostConfiguration/officeRegistration``.
     ///
     /// With `proofKeys`, every `/wopi` request must carry a valid WOPI proof (`wopi serve --discovery`).
