@@ -9,8 +9,8 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "WOPIKit",
-    // OfficeURLScheme is the only product meant for iOS apps; the server stack needs macOS 14 when built on a Mac.
-    platforms: [.iOS(.v15), .macOS(.v14)],
+    // OfficeURLScheme is the only product meant for iOS apps; the server stack (swift-configuration) needs macOS 15 on a Mac.
+    platforms: [.iOS(.v15), .macOS(.v15)],
     products: [
         .library(name: "OfficeURLScheme", targets: ["OfficeURLScheme"]),
         .library(name: "WOPICore", targets: ["WOPICore"]),
@@ -33,6 +33,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
         // Documentation only: `swift package generate-documentation` (DocC catalogs under Sources/*/Documentation.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // BEGIN operations (issue 11): metrics, configuration file, service lifecycle
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
+        // END operations
     ],
     targets: [
         // Office URI grammar, app catalogue, sign-in URLs, Info.plist checks. Foundation only.
@@ -69,6 +76,11 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                // BEGIN operations (issue 11)
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // END operations
             ],
             swiftSettings: strictSettings
         ),
@@ -104,6 +116,13 @@ let package = Package(
                 "OfficeSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // BEGIN operations (issue 11)
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                // END operations
             ],
             swiftSettings: strictSettings
         ),

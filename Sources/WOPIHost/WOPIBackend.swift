@@ -83,15 +83,22 @@ public struct WOPIBackend: Sendable {
     /// 401 for a missing, malformed, forged, expired or wrong-resource token and for a removed user.
     func authorize(_ request: Request, _ resource: WOPIResource) async throws -> (claims: AccessTokenClaims, user: UserRecord) {
         guard let token = request.uri.queryParameters.get("access_token"), !token.isEmpty else {
-            throw WOPIError.unauthorized("missing access_token")
+            throw refuseToken(reason: "missing", "missing access_token")
         }
         let claims: AccessTokenClaims
         do {
             claims = try tokens.verify(token, for: resource, now: configuration.now())
         } catch {
-            throw WOPIError.unauthorized(error.description)
+            throw refuseToken(reason: Self.reasonLabel(error), error.description)
         }
-        guard let user = try await store.user(id: claims.userID) else { throw WOPIError.unauthorized("the token's user no longer exists") }
+        guard let user = try await store.user(id: claims.userID) else { throw refuseToken(reason: "unknown_user", "the token's user no longer exists") }
+        // BEGIN operations (issue 11): audit events of this request carry its user and item.
+        RequestScope.current?.user = user.name
+        switch resource {
+        case .file(let id), .container(let id): RequestScope.current?.file = id.rawValue
+        default: break
+        }
+        // END operations
         return (claims, user)
     }
 
@@ -108,6 +115,38 @@ public struct WOPIBackend: Sendable {
         }
         return container
     }
+
+    // BEGIN operations (issue 11)
+    // MARK: Operations
+
+    /// Counts and audits a refused access token; returns the 401 to throw.
+    private func refuseToken(reason: String, _ message: String) -> WOPIError {
+        configuration.monitor.metrics?.recordTokenRefused(reason: reason)
+        configuration.monitor.record(.tokenRefused, details: ["reason": reason], now: configuration.now())
+        return WOPIError.unauthorized(message)
+    }
+
+    /// A metrics label for why a token was refused.
+    private static func reasonLabel(_ failure: AccessTokenSigner.Failure) -> String {
+        switch failure {
+        case .malformed: "malformed"
+        case .badSignature: "bad_signature"
+        case .expired: "expired"
+        case .wrongResource: "wrong_resource"
+        }
+    }
+
+    /// Records an audit event for the request in progress.
+    func audit(_ kind: AuditEvent.Kind, file: ResourceID? = nil, user: String? = nil, details: [String: String] = [:]) {
+        configuration.monitor.record(kind, user: user, file: file?.rawValue, details: details, now: configuration.now())
+    }
+
+    /// Counts and audits a lock refusal (any change a lock refused, with 409).
+    func lockRefused(_ file: ResourceID, operation: String, currentLock: String) {
+        configuration.monitor.metrics?.recordLockConflict()
+        audit(.lockRefused, file: file, details: ["operation": operation, "lock": currentLock])
+    }
+    // END operations
 
     // MARK: Names
 

@@ -5,18 +5,26 @@ import NIOCore
 
 /// Builds the WOPI host's HTTP application.
 public enum WOPIHostApplication {
-    /// The router with every WOPI route under `/wopi`, request logging, a health check at `/health`, and
+    /// The router with every WOPI route under `/wopi`, request logging, health checks at `/health`, `/health/live` and
+    /// `/health/ready`, 431 for oversized headers (``WOPIHostConfiguration/headerLimits``), metrics and audit events
+    /// (``WOPIHostConfiguration/monitor``), and
     /// sign-in (`/oauth2/*`, `/wopibootstrapper`) when the configuration has an ``WOPIHostConfiguration/officeRegistration``.
     ///
     /// With `proofKeys`, every `/wopi` request must carry a valid WOPI proof (`wopi serve --discovery`).
     public static func router(backend: WOPIBackend, proofKeys: ProofKeyCache? = nil) -> Router<WOPIRequestContext> {
         let router = Router(context: WOPIRequestContext.self)
+        // BEGIN operations (issue 11): header limits first, so an oversized request reaches nothing; then metrics and request scope.
+        router.add(middleware: HeaderLimitMiddleware(limits: backend.configuration.headerLimits))
+        router.add(middleware: OperationsMiddleware(metrics: backend.configuration.monitor.metrics))
+        HealthController(backend: backend).addRoutes(to: router)
+        // END operations
         router.add(middleware: RequestLogMiddleware())
         router.get("health") { _, _ in "ok" }
         ShareController(backend: backend).addRoutes(to: router)
         let wopi = router.group("wopi")
         if let proofKeys {
-            wopi.add(middleware: ProofKeyMiddleware(cache: proofKeys, publicURL: backend.configuration.publicURL, now: backend.configuration.now))
+            wopi.add(middleware: ProofKeyMiddleware(cache: proofKeys, publicURL: backend.configuration.publicURL, now: backend.configuration.now,
+                                                 metrics: backend.configuration.monitor.metrics))
         }
         FilesController(backend: backend).addRoutes(to: wopi)
         ContainersController(backend: backend).addRoutes(to: wopi)
@@ -25,6 +33,20 @@ public enum WOPIHostApplication {
         AuthorizationServer(backend: backend)?.addRoutes(to: router)
         return router
     }
+
+    // BEGIN operations (issue 11)
+    /// The metrics endpoint: `GET /metrics` in the Prometheus text format, on a port of its own
+    /// (`wopi serve --metrics-port`), so it is never exposed where WOPI traffic is.
+    public static func metricsRouter(_ metrics: HostMetrics) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
+        }
+        return router
+    }
+    // END operations
 
     /// A ready-to-run application listening on `host:port`.
     ///

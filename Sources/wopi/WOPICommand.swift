@@ -13,6 +13,7 @@ struct WOPICommand: AsyncParsableCommand {
             Sign-in:          app-signin
             Office simulator: simulate
             Checks:           validate, proof
+            Operations:       locks, config (and files history, files restore)
 
             Exit codes: 0 success, 1 a failure or findings, 2 invalid input (one line on stderr).
             """,
@@ -25,6 +26,9 @@ struct WOPICommand: AsyncParsableCommand {
             ValidateCommand.self, ProofCommand.self,
             // Issue 12: readiness of any WOPI host for Office for iOS, and Microsoft's onboarding form.
             CheckHostCommand.self, OnboardingCommand.self,
+            // BEGIN operations (issue 11)
+            LocksCommand.self, ConfigCommand.self,
+            // END operations
         ]
     )
 

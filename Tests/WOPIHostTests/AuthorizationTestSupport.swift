@@ -27,7 +27,7 @@ struct SignInFixture: Sendable {
     let fileB: FileRecord
     let bobsFile: FileRecord
 
-    static func make(policy: AuthorizationPolicy = .init()) async throws -> SignInFixture {
+    static func make(policy: AuthorizationPolicy = .init(), monitor: HostMonitor = HostMonitor()) async throws -> SignInFixture {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-signin-\(UUID().uuidString)").path
         let folder = try HostStorage.embedded(data: URL(fileURLWithPath: path, isDirectory: true))
         let clock = TestClock()
@@ -35,6 +35,7 @@ struct SignInFixture: Sendable {
         configuration.officeRegistration = try OfficeRegistration(clientID: officeClientID, clientSecret: officeSecret, redirectURI: officeRedirect,
                                                                   providerID: "tp_wopikit", iOSURLSchemes: ["contoso", "contoso-emm"])
         configuration.authorizationPolicy = policy
+        configuration.monitor = monitor // metrics and audit log (issue 11)
         let backend = try await folder.backend(configuration: configuration)
         // A cheap scrypt cost keeps the tests fast; the verification path is the same.
         let alice = try await folder.store.createUser(name: "alice", displayName: "Alice <Admin>",

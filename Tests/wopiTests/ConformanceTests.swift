@@ -144,4 +144,5 @@ import WOPIValidator
         #expect(orphan.exitCode == 2 && orphan.stderr.contains("--proof-key-old needs --proof-key"))
         let unreadable = try WopiProcess.run(base + ["--proof-key", data.appendingPathComponent("missing.pem").path])
         #expect(unreadable.exitCode == 2 && unreadable.stderrLines.count == 1 && unreadable.stderr.contains("--proof-key"))
+    }
 }

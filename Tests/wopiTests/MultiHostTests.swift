@@ -206,7 +206,7 @@ struct MultiHostTests {
                     continuation.yield(chunk)
                     if index == 16 {
                         let deadline = Date().addingTimeInterval(20)
-                        while !Self.isWriting(pid: victim.processIdentifier, under: staging), Date() < deadline {
+                        while !victim.isWriting(under: staging), Date() < deadline {
                             Thread.sleep(forTimeInterval: 0.01)
                         }
                         victim.stop(signal: SIGKILL)
@@ -241,20 +241,6 @@ struct MultiHostTests {
                                         ["X-WOPI-Override": "PUT", "X-WOPI-Lock": "kill-test"], body: saved)
         #expect(retry.status == 200, "PutFile on the survivor: \(retry.status)")
         #expect(try await Self.send("GET", "\(survivor.baseURL)\(path)/contents?access_token=\(document.token)").body == saved)
-    }
-
-    /// Whether process `pid` has a file open under `folder`: an upload being staged, which may be an unnamed
-    /// O_TMPFILE and so invisible in a listing.
-    static func isWriting(pid: Int32, under folder: URL) -> Bool {
-        let descriptors = "/proc/\(pid)/fd"
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: descriptors) else {
-            return !((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).isEmpty
-        }
-        let prefixes = [folder.resolvingSymlinksInPath().path + "/", folder.path + "/"]
-        return entries.contains { entry in
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\(entry)")) ?? ""
-            return prefixes.contains { target.hasPrefix($0) }
-        }
     }
 
     // MARK: HTTP

@@ -13,6 +13,8 @@ struct ProofKeyMiddleware<Context: RequestContext>: RouterMiddleware {
     let cache: ProofKeyCache
     let publicURL: URL
     let now: @Sendable () -> Date
+    /// Counts refusals by reason (issue 11); `nil` when metrics are off.
+    var metrics: HostMetrics? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // No path test here: the middleware is mounted on the /wopi group, and the router also routes
@@ -33,9 +35,23 @@ struct ProofKeyMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         guard result.isValid else {
             context.logger.warning("proof key check failed", metadata: ["path": "\(request.uri.path)", "reason": "\(result)"])
+            if case .invalid(let failure) = result { metrics?.recordProofRefused(reason: Self.reasonLabel(failure)) }
             throw WOPIError(.internalServerError, "proof key validation failed")
         }
         return try await next(request, context)
+    }
+
+    /// A metrics label for a proof failure: its case name, never a header's value.
+    static func reasonLabel(_ failure: ProofKeyFailure) -> String {
+        switch failure {
+        case .missingTimestamp: "missing_timestamp"
+        case .malformedTimestamp: "malformed_timestamp"
+        case .timestampExpired: "timestamp_expired"
+        case .timestampInFuture: "timestamp_in_future"
+        case .missingProof: "missing_proof"
+        case .malformedProof: "malformed_proof"
+        case .signatureMismatch: "signature_mismatch"
+        }
     }
 }
 

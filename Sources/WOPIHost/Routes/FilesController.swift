@@ -69,12 +69,13 @@ struct FilesController<Context: RequestContext>: Sendable {
     // MARK: PutFile
 
     @Sendable func putFile(_ request: Request, context: Context) async throws -> Response {
-        let (file, _, _) = try await resolve(request, context)
+        let (file, user, _) = try await resolve(request, context)
         guard try request.headers.single(.wopiOverride) == "PUT" else { throw WOPIError.badRequest("PutFile needs X-WOPI-Override: PUT") }
         let lock = try lockHeader(request, required: false)
         let now = backend.configuration.now()
         // Refuse before reading the body: a write without the lock must not cost an upload.
         if case .conflict(let current, let reason) = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now) {
+            backend.lockRefused(file.id, operation: "PutFile", currentLock: current)
             throw WOPIError.lockConflict(currentLock: current, reason: reason)
         }
         let maximum = backend.configuration.maximumFileSize
@@ -84,10 +85,16 @@ struct FilesController<Context: RequestContext>: Sendable {
         let blob = try await storeBody(request.body)
         do {
             // The lock is checked again in the same transaction that records the write: it may have changed during the upload.
-            let (updated, replaced) = try await mapStoreErrors {
-                try await backend.store.replaceContent(file.id, with: blob, lock: lock, now: backend.configuration.now())
+            // The replaced body is kept as a version (issue 11); only bodies dropped from the history are retired.
+            let change = try await mapLockErrors(file.id, "PutFile") {
+                try await backend.store.saveContent(file.id, with: blob, lock: lock, savedBy: user.id,
+                                                    keepVersions: backend.configuration.keepVersions, now: backend.configuration.now())
             }
-            backend.retire(replaced)
+            change.droppedBlobs.forEach(backend.retire)
+            backend.configuration.monitor.metrics?.recordPutFileBytes(blob.size)
+            backend.audit(.fileSaved, file: file.id, details: ["old_version": change.previous.versionString, "new_version": change.file.versionString,
+                                                                "size": String(blob.size)])
+            let updated = change.file
             var headers = HTTPFields()
             headers[.wopiItemVersion] = updated.versionString
             return Response(status: .ok, headers: headers)
@@ -129,8 +136,9 @@ struct FilesController<Context: RequestContext>: Sendable {
         case "PUT_RELATIVE": return try await putRelativeFile(file, claims, request)
         case "RENAME_FILE": return try await renameFile(file, request)
         case "DELETE":
-            let blob = try await mapStoreErrors { try await backend.store.deleteFile(file.id, lock: nil, now: backend.configuration.now()) }
+            let blob = try await mapLockErrors(file.id, "DeleteFile") { try await backend.store.deleteFile(file.id, lock: nil, now: backend.configuration.now()) }
             backend.retire(blob)
+            backend.audit(.fileDeleted, file: file.id, details: ["version": file.versionString])
             return Response(status: .ok)
         case "PUT_USER_INFO":
             var body = request
@@ -149,6 +157,25 @@ struct FilesController<Context: RequestContext>: Sendable {
 
     private func changeLock(_ file: FileRecord, _ lockRequest: LockRules.Request) async throws -> Response {
         let (decision, updated) = try await backend.store.updateLock(file.id, request: lockRequest, now: backend.configuration.now())
+        // BEGIN operations (issue 11)
+        switch (decision, lockRequest) {
+        case (.granted, .lock(let lock)), (.granted, .unlockAndRelock(_, let lock)):
+            backend.audit(.lockTaken, file: file.id, details: ["lock": lock.value])
+        case (.granted, .unlock(let lock)):
+            backend.audit(.lockReleased, file: file.id, details: ["lock": lock.value])
+        case (.conflict(let current, _), _):
+            let operation = switch lockRequest {
+            case .lock: "Lock"
+            case .refresh: "RefreshLock"
+            case .unlock: "Unlock"
+            case .unlockAndRelock: "UnlockAndRelock"
+            case .putFile: "PutFile"
+            case .modify: "Modify"
+            }
+            backend.lockRefused(file.id, operation: operation, currentLock: current)
+        default: break
+        }
+        // END operations
         switch decision {
         case .granted:
             var headers = HTTPFields()
@@ -266,7 +293,10 @@ struct FilesController<Context: RequestContext>: Sendable {
         if let existing = try await backend.store.file(named: target, in: file.containerID), existing.id != file.id {
             target = try await backend.unusedFileName(like: target, in: file.containerID)
         }
-        let renamed = try await mapStoreErrors { try await backend.store.renameFile(file.id, to: target, lock: lock, now: backend.configuration.now()) }
+        let renamed = try await mapLockErrors(file.id, "RenameFile") {
+            try await backend.store.renameFile(file.id, to: target, lock: lock, now: backend.configuration.now())
+        }
+        backend.audit(.fileRenamed, file: file.id, details: ["old_name": file.name, "new_name": renamed.name])
         return try WOPIJSON.response(["Name": WOPIBackend.split(renamed.name).stem])
     }
 
@@ -277,8 +307,17 @@ struct FilesController<Context: RequestContext>: Sendable {
         guard let type = try request.headers.single(.wopiUrlType), ShareURLType(rawValue: type) != nil else {
             throw WOPIError.notImplemented("unsupported X-WOPI-UrlType; supported: ReadOnly")
         }
-        return try WOPIJSON.response(["ShareUrl": backend.shareLink(user: claims.userID, item: id, isContainer: isContainer,
-                                                                     notAfter: claims.expiresAt)])
+        let link = backend.shareLink(user: claims.userID, item: id, isContainer: isContainer, notAfter: claims.expiresAt)
+        backend.audit(.shareLinkCreated, file: id, details: ["kind": isContainer ? "container" : "file"])
+        return try WOPIJSON.response(["ShareUrl": link])
+    }
+
+    /// Like ``mapStoreErrors(_:)``, counting and auditing a lock refusal (issue 11).
+    private func mapLockErrors<T>(_ file: ResourceID, _ operation: String, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as WOPIStoreError {
+            if case .lockConflict(let current, _) = error { backend.lockRefused(file, operation: operation, currentLock: current) }
+            throw WOPIError(error)
+        }
     }
 }
 

@@ -20,12 +20,27 @@ public protocol BlobStore: Sendable {
 
     /// Removes a blob that no file refers to any more. Removing a missing blob is not an error.
     func delete(_ key: BlobKey) async throws
+
+    /// Proves bodies can be read and written now (for `GET /health/ready`); throws an error whose
+    /// description names the problem otherwise. Must be cheap and must not leave anything behind.
+    func checkReadiness() async throws
 }
 
 /// Errors a ``BlobStore`` reports.
-public enum BlobStoreError: Error, Sendable, Hashable {
+public enum BlobStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The body exceeded the maximum size.
     case tooLarge(maximumSize: Int64)
     /// The blob does not exist.
     case notFound(BlobKey)
+    /// The store cannot work now (a missing or read-only folder); the text says why.
+    case unavailable(String)
+
+    /// The error for people and logs.
+    public var description: String {
+        switch self {
+        case .tooLarge(let maximum): "the body exceeds \(maximum) bytes"
+        case .notFound(let key): "no blob \(key.rawValue)"
+        case .unavailable(let reason): reason
+        }
+    }
 }

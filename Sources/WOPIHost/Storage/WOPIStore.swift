@@ -64,8 +64,59 @@ public protocol WOPIStore: Sendable {
     /// throws ``WOPIStoreError/lockConflict(currentLock:reason:)`` and changes nothing.
     func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws
         -> (file: FileRecord, replacedBlob: BlobKey)
-    /// Every blob key a file refers to, for garbage collection of orphans.
+    /// Every blob key a file or a kept version (``versions(of:)``) refers to, for garbage collection of orphans.
+    ///
+    /// Kept versions go with their file when it is deleted (``deleteFile(_:lock:now:)``) or its owner
+    /// removed; their bodies are then orphans that start-up garbage collection removes.
     func referencedBlobs() async throws -> Set<BlobKey>
+
+    // BEGIN operations (issue 11): version history, lock administration, readiness.
+    // A PostgreSQL implementation runs each of these in one transaction, locking the file's row
+    // (`SELECT … FOR UPDATE`) before it reads the lock or the version list.
+
+    /// Records new content for a file like ``replaceContent(_:with:lock:now:)`` — checking the lock
+    /// (PutFile rules) in the same transaction — and keeps the replaced content as a version.
+    ///
+    /// In one atomic step: evaluate ``LockRules/Request/putFile(_:currentSize:)``; on a conflict throw
+    /// ``WOPIStoreError/lockConflict(currentLock:reason:)`` and change nothing. Otherwise, if
+    /// `keepVersions > 0`, record the replaced content (its version, size, SHA-256, body key, time
+    /// and saver) as a kept version; give the file the new body, a new version number from the
+    /// same counter as every other change, `now` as its time and `savedBy` as its saver; then drop
+    /// the file's oldest kept versions beyond the newest `keepVersions`. `droppedBlobs` lists the
+    /// bodies that neither any file nor any kept version refers to afterwards (with
+    /// `keepVersions == 0`, the replaced body, unless something else still refers to it).
+    func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, keepVersions: Int, now: Date) async throws
+        -> ContentChange
+
+    /// A file's versions, newest first: the current content first, then the kept ones.
+    /// Throws ``WOPIStoreError/notFound`` for an unknown file.
+    func versions(of id: ResourceID) async throws -> [FileVersionRecord]
+
+    /// Makes a kept version's content current again, as a new version, in one atomic step.
+    ///
+    /// Refused with ``WOPIStoreError/lockConflict(currentLock:reason:)`` (carrying the lock's value)
+    /// while the file has a lock that has not expired at `now`, and with ``WOPIStoreError/notFound``
+    /// when the file or `version` is unknown; both change nothing. `version` may name the current
+    /// content too. Otherwise the current content is kept as a version (as in
+    /// ``saveContent(_:with:lock:savedBy:keepVersions:now:)``), the file takes the kept body's key,
+    /// size and SHA-256 with a new version number, `now` and `restoredBy`, and the oldest kept
+    /// versions beyond `keepVersions` are dropped. The restored body is never in `droppedBlobs`.
+    func restoreVersion(_ id: ResourceID, version: Int64, restoredBy: ResourceID?, keepVersions: Int, now: Date) async throws -> ContentChange
+
+    /// Every file whose lock has not expired at `now`, by expiry (soonest first).
+    func activeLocks(at now: Date) async throws -> [FileRecord]
+
+    /// Removes a file's lock whatever its value (an operator's "break lock"), in one atomic step.
+    ///
+    /// Returns the lock that was in force at `now` (`nil` when the file was unlocked or its lock had
+    /// expired) and the file afterwards. Does not change the file's version. Throws
+    /// ``WOPIStoreError/notFound`` for an unknown file.
+    func breakLock(_ id: ResourceID, now: Date) async throws -> (removed: LockState?, file: FileRecord)
+
+    /// Proves the store answers (a trivial query on its tables); throws when it does not.
+    /// `GET /health/ready` calls it on every probe, so it must be cheap and must not write.
+    func checkReadiness() async throws
+    // END operations
 
     // MARK: Secrets
 

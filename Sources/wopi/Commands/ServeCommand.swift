@@ -21,7 +21,12 @@ struct ServeCommand: AsyncParsableCommand {
             --blobs folder (a shared mount), put them behind a load balancer, and pass its address as --public-url.
 
             Listens on 127.0.0.1 unless told otherwise. Logs one line per request to stderr, without tokens.
-            Stops cleanly on SIGINT or SIGTERM.
+            Stops cleanly on SIGINT or SIGTERM, letting requests in flight finish (--drain-timeout).
+
+            Every option can also come from a WOPI_* environment variable (WOPI_PORT, WOPI_MAX_FILE_SIZE, …)
+            or a JSON --config file keyed by option name; flags win over the environment, which wins over
+            the file. GET /health/live and /health/ready answer probes; --metrics-port serves Prometheus
+            metrics; request headers over 8 KiB each or 32 KiB in all get 431.
             """
     )
 
@@ -39,6 +44,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Office sign-in") var signIn: OfficeSignInOptions
     @OptionGroup(title: "Proof keys") var proofKeyOptions: ProofKeyOptions
     // END Office sign-in options
+    // BEGIN operations options (issue 11)
+    @OptionGroup(title: "Operations") var operations: OperationsOptions
+    // END operations options
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -49,12 +57,22 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        // BEGIN operations (issue 11): options from flags, then WOPI_* environment variables, then --config; JSON logs.
+        if !ServeSettings.isResolved {
+            let arguments: [String]
+            do {
+                arguments = try await ServeSettings.resolve(commandLine: ServeSettings.commandLineArguments(), configFile: operations.config,
+                                                            environment: ProcessInfo.processInfo.environment)
+            } catch let problem as ServeSettings.Problem {
+                throw CLIError.InvalidInput(problem.description)
+            }
+            let resolved = try Self.parse(arguments)
+            try await ServeSettings.$isResolved.withValue(true) { try await resolved.run() }
+            return
         }
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        operations.bootstrapLogging(level: level)
+        // END operations
         let logger = Logger(label: "wopi")
         try await dataOptions.open(logger: logger).closing { try await serve(on: $0, logger: logger) }
     }
@@ -71,6 +89,12 @@ struct ServeCommand: AsyncParsableCommand {
         // BEGIN onboarding record (issue 12): what `wopi onboarding` reads back through the store.
         try await OnboardingSettings.record(signInSetup.registration, in: folder.store)
         // END onboarding record
+        // BEGIN operations (issue 11)
+        let monitor = try operations.monitor()
+        configuration.monitor = monitor
+        configuration.keepVersions = operations.keepVersions
+        try await folder.store.setHostSetting(String(operations.keepVersions), named: OperationsOptions.keepVersionsSetting)
+        // END operations
         let backend = try await folder.backend(configuration: configuration)
         let collected = try folder.blobs.collectGarbage(referenced: try await folder.store.referencedBlobs())
         if collected > 0 { logger.notice("removed \(collected) orphaned upload(s)") }
@@ -87,7 +111,9 @@ struct ServeCommand: AsyncParsableCommand {
         if proofKeys != nil { logger.notice("checking WOPI proof keys", metadata: ["discovery": "\(proofKeyOptions.discovery ?? "")"]) }
         let app = WOPIHostApplication.make(backend: backend, proofKeys: proofKeys, host: host, port: port,
                                            idleTimeout: .seconds(idleTimeout), logger: logger)
-        try await app.runService()
+        // BEGIN operations (issue 11): metrics port and draining on SIGTERM.
+        try await operations.run(app, host: host, monitor: monitor, logger: logger)
+        // END operations
     }
 
     private func printWelcome(_ demo: DemoProvisioning.DemoAccount, backend: WOPIBackend) {

@@ -23,17 +23,18 @@ struct OnboardingCommand: AsyncParsableCommand {
     @OptionGroup var dataOptions: DataOptions
 
     func run() async throws {
-        let folder = try dataOptions.open()
-        let store = folder.store
-        let publicURL = try await store.hostSetting(named: PublicURLSetting.name)
-        let form = OnboardingForm(
-            publicURL: publicURL,
-            clientID: try await store.hostSetting(named: OnboardingSettings.clientID),
-            hasSecret: try await store.hostSetting(named: OnboardingSettings.secretConfigured) == "yes",
-            redirectURI: try await store.hostSetting(named: OnboardingSettings.redirectURI),
-            providerID: try await store.hostSetting(named: OnboardingSettings.providerID))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        FileHandle.standardOutput.write(try encoder.encode(form.document) + Data("\n".utf8))
+        try await dataOptions.withStorage { folder in
+            let store = folder.store
+            let publicURL = try await store.hostSetting(named: PublicURLSetting.name)
+            let form = OnboardingForm(
+                publicURL: publicURL,
+                clientID: try await store.hostSetting(named: OnboardingSettings.clientID),
+                hasSecret: try await store.hostSetting(named: OnboardingSettings.secretConfigured) == "yes",
+                redirectURI: try await store.hostSetting(named: OnboardingSettings.redirectURI),
+                providerID: try await store.hostSetting(named: OnboardingSettings.providerID))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            FileHandle.standardOutput.write(try encoder.encode(form.document) + Data("\n".utf8))
+        }
     }
 }

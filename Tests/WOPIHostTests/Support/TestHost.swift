@@ -28,8 +28,8 @@ struct TestHost: Sendable {
 
     /// Starts a host, runs `body` against it, then stops the host and deletes its data.
     static func run<T: Sendable>(maximumFileSize: Int64 = 512 * 1024 * 1024, proofKeys: ProofKeyCache? = nil,
-                                 retiredBodyGracePeriod: Duration = .seconds(30),
-                                 _ body: (TestHost) async throws -> T) async throws -> T {
+                                 retiredBodyGracePeriod: Duration = .seconds(30), keepVersions: Int = 10,
+                                 monitor: HostMonitor = HostMonitor(), _ body: (TestHost) async throws -> T) async throws -> T {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("wopihost-tests-\(UUID().uuidString)", isDirectory: true).path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -38,6 +38,8 @@ struct TestHost: Sendable {
         var configuration = WOPIHostConfiguration(publicURL: URL(string: publicURL)!, maximumFileSize: maximumFileSize,
                                                   now: { clock.now() })
         configuration.retiredBodyGracePeriod = retiredBodyGracePeriod
+        configuration.keepVersions = keepVersions
+        configuration.monitor = monitor
         let backend = try await folder.backend(configuration: configuration)
 
         var logger = Logger(label: "wopi-host-tests")

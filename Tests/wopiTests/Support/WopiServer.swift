@@ -62,8 +62,68 @@ final class WopiServer: @unchecked Sendable {
         try process.run()
     }
 
-    /// The server's PID.
-    var processIdentifier: Int32 { process.processIdentifier }
+    // BEGIN operations (issue 11): servers started with arguments of the test's choosing, and signals without waiting.
+    /// Starts `wopi serve` plus exactly `arguments` (no host, port or data added), with extra environment variables.
+    static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> WopiServer {
+        try WopiServer(arguments: arguments, environment: environment)
+    }
+
+    private init(arguments: [String], environment: [String: String]) throws {
+        port = 0
+        logURL = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-serve-\(UUID().uuidString).log")
+        guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: logURL.path])
+        }
+        let log = try FileHandle(forWritingTo: logURL)
+        process = Process()
+        process.executableURL = try WopiProcess.executableURL()
+        process.arguments = ["serve"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Waits until something accepts connections on `port` (a launched server's port).
+    func waitUntilListening(port: Int, timeout: Double = 60) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            guard process.isRunning else { throw Failure.exitedEarly(status: process.terminationStatus, log: log) }
+            if Self.accepts(port: port) { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw Failure.notListening(port: port, seconds: timeout, log: log)
+    }
+
+    /// Whether the server has a file open under `folder` (an upload being staged). The blob store may stage
+    /// through an unnamed temporary file (O_TMPFILE), invisible in a listing, so this reads /proc's descriptors.
+    func isWriting(under folder: URL) -> Bool {
+        let descriptors = "/proc/\(process.processIdentifier)/fd"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: descriptors) else {
+            return !((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).isEmpty
+        }
+        let prefixes = [folder.resolvingSymlinksInPath().path + "/", folder.path + "/"]
+        return entries.contains { entry in
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\(entry)")) ?? ""
+            return prefixes.contains { target.hasPrefix($0) }
+        }
+    }
+
+    /// Sends `signal` to the server's PID and returns at once; `false` when it is not running.
+    func signal(_ signal: Int32) -> Bool {
+        guard process.isRunning else { return false }
+        return kill(process.processIdentifier, signal) == 0
+    }
+
+    /// Waits up to `timeout` seconds for the server to exit by itself; its exit status, or `nil` if it is still running.
+    func waitForExit(timeout: Double = 90) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        guard !process.isRunning else { return nil }
+        return process.terminationReason == .exit ? process.terminationStatus : nil
+    }
+    // END operations
 
     /// The server's output so far.
     var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }

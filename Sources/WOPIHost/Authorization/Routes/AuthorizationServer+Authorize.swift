@@ -60,6 +60,8 @@ extension AuthorizationServer {
         let strings = language.strings
         let key = SignInThrottle.key(username: username, address: address)
         if let wait = await throttle.retryAfter(key, now: now) {
+            backend.configuration.monitor.metrics?.recordSignIn(outcome: "throttled")
+            backend.audit(.signInFailed, user: String(username.prefix(64)), details: ["reason": "throttled"])
             var headers = HTTPFields()
             headers[.retryAfter] = String(Int(wait.rounded(.up)))
             let minutes = String(max(1, Int((wait / 60).rounded(.up))))
@@ -72,11 +74,15 @@ extension AuthorizationServer {
         let matches = await passwords.verify(String(password.utf8.prefix(1024)) ?? "", against: user?.passwordHash ?? decoyPasswordHash)
         let verified = matches && user != nil
         guard verified, let user else {
+            backend.configuration.monitor.metrics?.recordSignIn(outcome: "failed")
+            backend.audit(.signInFailed, user: String(username.prefix(64)), details: ["reason": "wrong_credentials"])
             await throttle.recordFailure(key, now: now)
             return signInPage(authorization, language: language, csrf: csrf, username: username, error: strings.wrongCredentials,
                               status: .unauthorized)
         }
         await throttle.reset(key)
+        backend.configuration.monitor.metrics?.recordSignIn(outcome: "ok")
+        backend.audit(.signInOK, user: user.name, details: ["client": authorization.client.id])
         if authorization.client.isFirstParty {
             return try await approve(authorization, userID: user.id)
         }

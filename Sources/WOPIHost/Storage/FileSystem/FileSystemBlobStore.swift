@@ -90,6 +90,18 @@ public struct FileSystemBlobStore: BlobStore {
         _ = try await FileSystem.shared.removeItem(at: blobPath(key))
     }
 
+    /// Both the body folder and its staging folder must exist and be writable: a vanished or read-only
+    /// volume fails every upload.
+    public func checkReadiness() async throws {
+        for url in [folder, stagingFolder] {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw BlobStoreError.unavailable("the blob folder \(url.path) is missing")
+            }
+            guard access(url.path, W_OK) == 0 else { throw BlobStoreError.unavailable("the blob folder \(url.path) is not writable") }
+        }
+    }
+
     /// Removes staging files left by a crash, and bodies no file refers to, when older than `grace`.
     ///
     /// With several hosts on one folder, a body another host has just written is on disk before its

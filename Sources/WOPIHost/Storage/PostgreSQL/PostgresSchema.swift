@@ -104,6 +104,25 @@ enum PostgresSchema {
             "CREATE INDEX oauth_tokens_expiry ON oauth_tokens (expires_at)",
             "CREATE INDEX oauth_tokens_user ON oauth_tokens (user_id)",
         ]),
+        // Version history and lock administration (issue 11).
+        Migration(version: 2, name: "version-history", sql: [
+            "ALTER TABLE files ADD COLUMN modified_by text",
+            """
+            CREATE TABLE file_versions (
+                file_id text NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+                version bigint NOT NULL,
+                size bigint NOT NULL,
+                sha256 text NOT NULL,
+                blob_key text NOT NULL,
+                modified_at double precision NOT NULL,
+                modified_by text,
+                PRIMARY KEY (file_id, version)
+            )
+            """,
+            "CREATE INDEX file_versions_blob ON file_versions (blob_key)",
+            "CREATE INDEX files_blob ON files (blob_key)",
+            "CREATE INDEX files_lock_expiry ON files (lock_expires_at) WHERE lock_value IS NOT NULL",
+        ]),
     ]
 
     /// The newest version this binary knows.

@@ -101,9 +101,14 @@ public final class PostgresStore: WOPIStore {
 
     public func removeUser(id: ResourceID) async throws -> [BlobKey] {
         try await transaction { connection in
-            let blobs = try await Self.all(connection, "DELETE FROM files WHERE owner_id = \(id.rawValue) RETURNING blob_key", logger: self.logger) {
+            // Kept versions' bodies first: deleting the files removes their version rows with them.
+            let kept = try await Self.all(connection, """
+                SELECT v.blob_key FROM file_versions v JOIN files f ON f.id = v.file_id WHERE f.owner_id = \(id.rawValue)
+                """, logger: self.logger) { try $0.decode(String.self) }
+            let current = try await Self.all(connection, "DELETE FROM files WHERE owner_id = \(id.rawValue) RETURNING blob_key", logger: self.logger) {
                 try $0.decode(String.self)
             }
+            let blobs = Array(Set(kept + current))
             // Foreign keys are checked at the end of the statement, so one DELETE removes the whole tree.
             try await connection.query("DELETE FROM containers WHERE owner_id = \(id.rawValue)", logger: self.logger)
             let removed = try await Self.all(connection, "DELETE FROM users WHERE id = \(id.rawValue) RETURNING id", logger: self.logger) {
@@ -221,7 +226,11 @@ public final class PostgresStore: WOPIStore {
                     if case .conflict(let current, let reason) = LockRules.evaluate(.modify(nil), current: existing.lock, now: now) {
                         throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
                     }
-                    return (try await self.storeContent(connection, existing, blob: blob, now: now), existing.blobKey)
+                    let updated = try await self.storeContent(connection, existing, blob: blob, now: now)
+                    // A restored file shares its body with a kept version: that body stays.
+                    let kept = try await Self.first(connection, "SELECT EXISTS (SELECT 1 FROM file_versions WHERE blob_key = \(existing.blobKey.rawValue))",
+                                                    logger: self.logger) { try $0.decode(Bool.self) } ?? true
+                    return (updated, kept ? nil : existing.blobKey)
                 }
                 let file = FileRecord(id: .random(), containerID: containerID, ownerID: container.ownerID, name: name, size: blob.size,
                                       version: try await self.nextVersion(connection), sha256: blob.sha256, blobKey: blob.key,
@@ -292,7 +301,7 @@ public final class PostgresStore: WOPIStore {
     }
 
     public func referencedBlobs() async throws -> Set<BlobKey> {
-        Set(try await all("SELECT blob_key FROM files") { try $0.decode(String.self) }.compactMap(BlobKey.init))
+        Set(try await all("SELECT blob_key FROM files UNION SELECT blob_key FROM file_versions") { try $0.decode(String.self) }.compactMap(BlobKey.init))
     }
 
     // MARK: Secrets
@@ -328,18 +337,18 @@ public final class PostgresStore: WOPIStore {
         updated.version = try await nextVersion(connection)
         try await connection.query("""
             UPDATE files SET size = \(blob.size), sha256 = \(blob.sha256), blob_key = \(blob.key.rawValue),
-                             modified_at = \(now.timeIntervalSince1970), version = \(updated.version)
+                             modified_at = \(now.timeIntervalSince1970), version = \(updated.version), modified_by = NULL
             WHERE id = \(file.id.rawValue)
             """, logger: logger)
         return updated
     }
 
-    private func nextVersion(_ connection: PostgresConnection) async throws -> Int64 {
+    func nextVersion(_ connection: PostgresConnection) async throws -> Int64 {
         try await Self.first(connection, "SELECT nextval('file_versions')", logger: logger) { try $0.decode(Int64.self) } ?? 0
     }
 
     /// The file's row, locked until the transaction ends: the read half of every compare-and-set.
-    private func lockedFile(_ connection: PostgresConnection, _ id: ResourceID) async throws -> FileRecord? {
+    func lockedFile(_ connection: PostgresConnection, _ id: ResourceID) async throws -> FileRecord? {
         try await Self.first(connection, "SELECT \(unescaped: Columns.file) FROM files WHERE id = \(id.rawValue) FOR UPDATE", logger: logger, Self.file)
     }
 
@@ -384,7 +393,7 @@ public final class PostgresStore: WOPIStore {
         static let file = "id, container_id, owner_id, name, size, version, sha256, blob_key, modified_at, lock_value, lock_expires_at"
     }
 
-    private static func id(_ text: String) -> ResourceID {
+    static func id(_ text: String) -> ResourceID {
         // Ids are validated before they are written, so a stored one always parses.
         ResourceID(text) ?? ResourceID("invalid")!
     }
@@ -400,7 +409,7 @@ public final class PostgresStore: WOPIStore {
         return ContainerRecord(id: Self.id(id), parentID: parent.flatMap(ResourceID.init), ownerID: Self.id(owner), name: name)
     }
 
-    private static func file(_ row: PostgresRow) throws -> FileRecord {
+    static func file(_ row: PostgresRow) throws -> FileRecord {
         let (id, container, owner, name, size, version, sha256, blobKey, modified, lockValue, lockExpiry) =
             try row.decode((String, String, String, String, Int64, Int64, String, String, Double, String?, Double?).self)
         let lock = lockValue.flatMap(WOPILock.init).flatMap { lock in

@@ -82,6 +82,24 @@ enum SQLiteSchema {
                 CREATE INDEX oauth_tokens_user ON oauth_tokens(user_id);
                 """)
         }
+        // Version history and who saved what (issue 11): a kept body per replaced content, removed with its file.
+        migrator.registerMigration("v3-version-history") { db in
+            try db.execute(sql: """
+                ALTER TABLE files ADD COLUMN modified_by TEXT;
+                CREATE TABLE file_versions (
+                    file_id TEXT NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+                    version INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    blob_key TEXT NOT NULL,
+                    modified_at REAL NOT NULL,
+                    modified_by TEXT,
+                    PRIMARY KEY (file_id, version)
+                );
+                CREATE INDEX file_versions_blob ON file_versions(blob_key);
+                CREATE INDEX files_lock_expiry ON files(lock_expires_at) WHERE lock_value IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

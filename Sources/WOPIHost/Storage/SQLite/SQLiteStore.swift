@@ -60,7 +60,10 @@ public final class SQLiteStore: WOPIStore {
 
     public func removeUser(id: ResourceID) async throws -> [BlobKey] {
         try await pool.write { db in
-            let blobs = try String.fetchAll(db, sql: "SELECT blob_key FROM files WHERE owner_id = ?", arguments: [id.rawValue])
+            let blobs = try String.fetchAll(db, sql: """
+                SELECT blob_key FROM files WHERE owner_id = ?
+                UNION SELECT v.blob_key FROM file_versions v JOIN files f ON f.id = v.file_id WHERE f.owner_id = ?
+                """, arguments: [id.rawValue, id.rawValue])
             try db.execute(sql: "DELETE FROM files WHERE owner_id = ?", arguments: [id.rawValue])
             // Children before parents: deepest containers first, by repeatedly removing leaves.
             repeat {
@@ -175,7 +178,10 @@ public final class SQLiteStore: WOPIStore {
                     throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
                 }
                 let updated = try Self.storeContent(db, existing, blob: blob, now: now)
-                return (updated, existing.blobKey)
+                // A restored file shares its body with a kept version (issue 11): that body stays.
+                let kept = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM file_versions WHERE blob_key = ?)",
+                                             arguments: [existing.blobKey.rawValue]) ?? true
+                return (updated, kept ? nil : existing.blobKey)
             }
             let file = FileRecord(id: .random(), containerID: containerID, ownerID: container.ownerID, name: name,
                                   size: blob.size, version: try Self.nextVersion(db), sha256: blob.sha256,
@@ -244,7 +250,9 @@ public final class SQLiteStore: WOPIStore {
     }
 
     public func referencedBlobs() async throws -> Set<BlobKey> {
-        try await pool.read { db in Set(try String.fetchAll(db, sql: "SELECT blob_key FROM files").compactMap(BlobKey.init)) }
+        try await pool.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT blob_key FROM files UNION SELECT blob_key FROM file_versions").compactMap(BlobKey.init))
+        }
     }
 
     // MARK: Secrets
@@ -282,12 +290,12 @@ public final class SQLiteStore: WOPIStore {
         updated.blobKey = blob.key
         updated.modifiedAt = now
         updated.version = try nextVersion(db)
-        try db.execute(sql: "UPDATE files SET size = ?, sha256 = ?, blob_key = ?, modified_at = ?, version = ? WHERE id = ?",
+        try db.execute(sql: "UPDATE files SET size = ?, sha256 = ?, blob_key = ?, modified_at = ?, version = ?, modified_by = NULL WHERE id = ?",
                        arguments: [blob.size, blob.sha256, blob.key.rawValue, now.timeIntervalSince1970, updated.version, file.id.rawValue])
         return updated
     }
 
-    private static func nextVersion(_ db: Database) throws -> Int64 {
+    static func nextVersion(_ db: Database) throws -> Int64 {
         try db.execute(sql: "UPDATE version_counter SET value = value + 1 WHERE id = 1")
         return try Int64.fetchOne(db, sql: "SELECT value FROM version_counter WHERE id = 1") ?? 0
     }
@@ -296,11 +304,11 @@ public final class SQLiteStore: WOPIStore {
         try Row.fetchOne(db, sql: "SELECT * FROM containers WHERE id = ?", arguments: [id.rawValue]).map(container)
     }
 
-    private static func file(_ db: Database, _ id: ResourceID) throws -> FileRecord? {
+    static func file(_ db: Database, _ id: ResourceID) throws -> FileRecord? {
         try Row.fetchOne(db, sql: "SELECT * FROM files WHERE id = ?", arguments: [id.rawValue]).map(file)
     }
 
-    private static func id(_ row: Row, _ column: String) -> ResourceID {
+    static func id(_ row: Row, _ column: String) -> ResourceID {
         // Ids are validated before they are written, so a stored one always parses.
         ResourceID(row[column] as String) ?? ResourceID("invalid")!
     }
@@ -316,7 +324,7 @@ public final class SQLiteStore: WOPIStore {
         return ContainerRecord(id: id(row, "id"), parentID: parent.flatMap(ResourceID.init), ownerID: id(row, "owner_id"), name: row["name"])
     }
 
-    private static func file(_ row: Row) -> FileRecord {
+    static func file(_ row: Row) -> FileRecord {
         let lockValue: String? = row["lock_value"]
         let lockExpiry: Double? = row["lock_expires_at"]
         let lock = lockValue.flatMap(WOPILock.init).flatMap { lock in

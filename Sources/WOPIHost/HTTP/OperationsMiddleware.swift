@@ -1,0 +1,25 @@
+import Foundation
+import Hummingbird
+import WOPICore
+
+/// Names each request's WOPI operation, binds its ``RequestScope`` (for audit events) and, with
+/// metrics on, counts it by operation and status and times it.
+struct OperationsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: HostMetrics?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let operation = WOPIOperation(method: request.method.rawValue, path: request.uri.path, override: request.headers[.wopiOverride],
+                                      hasOldLock: request.headers[.wopiOldLock] != nil).name
+        let scope = RequestScope(requestID: context.id)
+        let start = ContinuousClock.now
+        do {
+            let response = try await RequestScope.$current.withValue(scope) { try await next(request, context) }
+            metrics?.recordRequest(operation: operation, status: response.status.code, duration: ContinuousClock.now - start)
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            metrics?.recordRequest(operation: operation, status: status, duration: ContinuousClock.now - start)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An append-only file of JSON lines, one per change or refusal that matters (`--audit-log PATH`).
+///
+/// Each line is written with one `write(2)` on a descriptor opened with `O_APPEND`, so lines from
+/// `wopi serve` and from admin commands (`wopi locks break`, `wopi files restore`) never interleave.
+/// Events carry names, ids, versions and lock values, never a token, a code or a password.
+public final class AuditLog: Sendable {
+    private let descriptor: Int32
+    /// Where the log is.
+    public let path: String
+
+    /// Opens (creating with mode 0600 if needed) the log at `path` for appending.
+    public init(path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "cannot open audit log '\(path)': \(String(cString: strerror(errno)))"])
+        }
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit { close(descriptor) }
+
+    /// Appends one event as one line.
+    public func record(_ event: AuditEvent) {
+        var line = event.jsonLine()
+        line.append(UInt8(ascii: "\n"))
+        _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+}
+
+/// One audit record: what happened, when, to which file, by whom, in which request.
+public struct AuditEvent: Sendable, Hashable {
+    /// What happened; the `event` field.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A password sign-in succeeded (`user` is who signed in).
+        case signInOK = "signin.ok"
+        /// A password sign-in failed or was throttled (`user` is the name tried; `reason` says which).
+        case signInFailed = "signin.failed"
+        /// A WOPI access token was refused (`reason`: missing, malformed, bad_signature, expired, wrong_resource, unknown_user).
+        case tokenRefused = "token.refused"
+        /// Lock or UnlockAndRelock took a lock (`lock`).
+        case lockTaken = "lock.taken"
+        /// A lock refused a change (`operation`, and `lock`, the current lock).
+        case lockRefused = "lock.refused"
+        /// Unlock released a lock (`lock`).
+        case lockReleased = "lock.released"
+        /// An operator broke a lock with `wopi locks break` (`lock`).
+        case lockBroken = "lock.broken"
+        /// PutFile saved new content (`old_version`, `new_version`, `size`).
+        case fileSaved = "file.saved"
+        /// RenameFile renamed a file (`old_name`, `new_name`).
+        case fileRenamed = "file.renamed"
+        /// DeleteFile deleted a file (`version`).
+        case fileDeleted = "file.deleted"
+        /// `wopi files restore` made an earlier version current (`restored`, `old_version`, `new_version`).
+        case fileRestored = "file.restored"
+        /// GetShareUrl created a share link (`kind`: file or container); the link itself is never logged.
+        case shareLinkCreated = "sharelink.created"
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// When.
+    public var time: Date
+    /// The user's sign-in name (for a failed sign-in, the name tried), if any.
+    public var user: String?
+    /// The file (or container) id, if any.
+    public var file: String?
+    /// The request's id (Hummingbird's `hb.request.id`), or `nil` for an admin command.
+    public var requestID: String?
+    /// Event details: `old_version`, `new_version`, `lock`, `reason`, `operation`, `via`, …
+    public var details: [String: String]
+
+    /// Creates an event.
+    public init(_ kind: Kind, time: Date = Date(), user: String? = nil, file: String? = nil, requestID: String? = nil, details: [String: String] = [:]) {
+        self.kind = kind
+        self.time = time
+        self.user = user
+        self.file = file
+        self.requestID = requestID
+        self.details = details
+    }
+
+    /// The event as one line of JSON (sorted keys, no trailing newline).
+    public func jsonLine() -> Data {
+        var object: [String: Any] = details
+        object["event"] = kind.rawValue
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        object["time"] = format.string(from: time)
+        object["user"] = user ?? NSNull()
+        object["file"] = file ?? NSNull()
+        object["request_id"] = requestID ?? NSNull()
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    }
+}

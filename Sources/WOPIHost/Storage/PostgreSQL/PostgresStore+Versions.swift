@@ -1,0 +1,129 @@
+import Foundation
+import PostgresNIO
+import WOPICore
+
+/// Version history, lock administration and readiness on PostgreSQL (issue 11). Each change is one
+/// transaction that locks the file's row first, so a save, a restore and a lock change on the same
+/// file serialize whichever host runs them.
+extension PostgresStore {
+    public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, keepVersions: Int, now: Date) async throws
+        -> ContentChange {
+        try await transaction { connection in
+            guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
+            if case .conflict(let current, let reason) = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now) {
+                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
+            }
+            return try await self.replace(connection, file, key: blob.key, size: blob.size, sha256: blob.sha256, by: savedBy,
+                                          keepVersions: keepVersions, now: now)
+        }
+    }
+
+    public func versions(of id: ResourceID) async throws -> [FileVersionRecord] {
+        try await transaction { connection in
+            guard let current = try await Self.first(connection, """
+                SELECT id, version, size, sha256, blob_key, modified_at, modified_by FROM files WHERE id = \(id.rawValue)
+                """, logger: self.logger, Self.version) else { throw WOPIStoreError.notFound }
+            let kept = try await Self.all(connection, """
+                SELECT file_id, version, size, sha256, blob_key, modified_at, modified_by FROM file_versions
+                WHERE file_id = \(id.rawValue) ORDER BY version DESC
+                """, logger: self.logger, Self.version)
+            return [current] + kept
+        }
+    }
+
+    public func restoreVersion(_ id: ResourceID, version: Int64, restoredBy: ResourceID?, keepVersions: Int, now: Date) async throws -> ContentChange {
+        try await transaction { connection in
+            guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
+            if let held = file.activeLock(at: now) {
+                throw WOPIStoreError.lockConflict(currentLock: held.value, reason: "the file is locked")
+            }
+            let source: FileVersionRecord
+            if version == file.version {
+                source = FileVersionRecord(fileID: id, version: file.version, size: file.size, sha256: file.sha256, blobKey: file.blobKey,
+                                           modifiedAt: file.modifiedAt, modifiedBy: nil)
+            } else if let kept = try await Self.first(connection, """
+                SELECT file_id, version, size, sha256, blob_key, modified_at, modified_by FROM file_versions
+                WHERE file_id = \(id.rawValue) AND version = \(version)
+                """, logger: self.logger, Self.version) {
+                source = kept
+            } else {
+                throw WOPIStoreError.notFound
+            }
+            return try await self.replace(connection, file, key: source.blobKey, size: source.size, sha256: source.sha256, by: restoredBy,
+                                          keepVersions: keepVersions, now: now)
+        }
+    }
+
+    public func activeLocks(at now: Date) async throws -> [FileRecord] {
+        try await all("""
+            SELECT \(unescaped: Columns.file) FROM files
+            WHERE lock_value IS NOT NULL AND lock_expires_at > \(now.timeIntervalSince1970) ORDER BY lock_expires_at, id
+            """, Self.file)
+    }
+
+    public func breakLock(_ id: ResourceID, now: Date) async throws -> (removed: LockState?, file: FileRecord) {
+        try await transaction { connection in
+            guard var file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
+            let removed = file.lock.flatMap { $0.isActive(at: now) ? $0 : nil }
+            try await connection.query("UPDATE files SET lock_value = NULL, lock_expires_at = NULL WHERE id = \(id.rawValue)", logger: self.logger)
+            file.lock = nil
+            return (removed, file)
+        }
+    }
+
+    public func checkReadiness() async throws {
+        _ = try await all("SELECT 1 FROM wopikit_schema_migrations LIMIT 1") { try $0.decode(Int.self) }
+    }
+
+    // MARK: Steps
+
+    /// Keeps the current content as a version, installs the new one, prunes old versions and returns
+    /// the bodies no row refers to any more. Runs inside the caller's transaction, after its row lock.
+    private func replace(_ connection: PostgresConnection, _ file: FileRecord, key: BlobKey, size: Int64, sha256: String, by: ResourceID?,
+                         keepVersions: Int, now: Date) async throws -> ContentChange {
+        var candidates: Set<String> = []
+        if keepVersions > 0 {
+            try await connection.query("""
+                INSERT INTO file_versions (file_id, version, size, sha256, blob_key, modified_at, modified_by)
+                SELECT id, version, size, sha256, blob_key, modified_at, modified_by FROM files WHERE id = \(file.id.rawValue)
+                ON CONFLICT (file_id, version) DO UPDATE SET size = excluded.size, sha256 = excluded.sha256, blob_key = excluded.blob_key,
+                    modified_at = excluded.modified_at, modified_by = excluded.modified_by
+                """, logger: logger)
+        } else {
+            candidates.insert(file.blobKey.rawValue)
+        }
+        var updated = file
+        updated.size = size
+        updated.sha256 = sha256
+        updated.blobKey = key
+        updated.modifiedAt = now
+        updated.version = try await nextVersion(connection)
+        try await connection.query("""
+            UPDATE files SET size = \(size), sha256 = \(sha256), blob_key = \(key.rawValue), modified_at = \(now.timeIntervalSince1970),
+                             version = \(updated.version), modified_by = \(by?.rawValue)
+            WHERE id = \(file.id.rawValue)
+            """, logger: logger)
+        let dropped = try await Self.all(connection, """
+            DELETE FROM file_versions WHERE file_id = \(file.id.rawValue) AND version IN (
+                SELECT version FROM file_versions WHERE file_id = \(file.id.rawValue) ORDER BY version DESC OFFSET \(max(keepVersions, 0)))
+            RETURNING blob_key
+            """, logger: logger) { try $0.decode(String.self) }
+        candidates.formUnion(dropped)
+        // A body may be shared (a restore points the file at a kept body): only unreferenced ones go.
+        var orphans: [BlobKey] = []
+        for candidate in candidates.sorted() {
+            let used = try await Self.first(connection, """
+                SELECT EXISTS (SELECT 1 FROM files WHERE blob_key = \(candidate)) OR EXISTS (SELECT 1 FROM file_versions WHERE blob_key = \(candidate))
+                """, logger: logger) { try $0.decode(Bool.self) } ?? true
+            if !used, let blob = BlobKey(candidate) { orphans.append(blob) }
+        }
+        return ContentChange(previous: file, file: updated, droppedBlobs: orphans)
+    }
+
+    private static func version(_ row: PostgresRow) throws -> FileVersionRecord {
+        let (fileID, version, size, sha256, blobKey, modified, by) = try row.decode((String, Int64, Int64, String, String, Double, String?).self)
+        return FileVersionRecord(fileID: id(fileID), version: version, size: size, sha256: sha256,
+                                 blobKey: BlobKey(blobKey) ?? BlobKey("missing")!,
+                                 modifiedAt: Date(timeIntervalSince1970: modified), modifiedBy: by.flatMap(ResourceID.init))
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import UnixSignals
+import WOPIHost
+
+/// The operator's options of `wopi serve` (issue 11): metrics, audit log, log format, version
+/// history, draining on stop, and a configuration file.
+struct OperationsOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Serve Prometheus metrics at GET /metrics on this port (on --host). Off when absent.", valueName: "port"))
+    var metricsPort: Int?
+    @Option(help: ArgumentHelp("Append one JSON line per change and refusal (sign-ins, locks, saves, renames, deletes, restores, share links) to this file. Never holds tokens, codes or passwords.",
+                               valueName: "path"))
+    var auditLog: String?
+    @Option(help: ArgumentHelp("Log format on stderr: text, or json for one JSON object per line.", valueName: "format"))
+    var logFormat: String = "text"
+    @Option(help: ArgumentHelp("Replaced bodies each file keeps as versions (see `wopi files history`); 0 keeps none.", valueName: "n"))
+    var keepVersions: Int = 10
+    @Option(help: ArgumentHelp("On SIGTERM or SIGINT, stop accepting and let requests in flight (uploads included) finish for up to this many seconds, then exit 0.",
+                               valueName: "seconds"))
+    var drainTimeout: Int = 30
+    @Option(help: ArgumentHelp("A JSON file of serve options, keyed by option name without dashes (e.g. {\"port\": 8080, \"max-file-size\": \"1G\"}). Precedence: flags, then WOPI_* environment variables (WOPI_PORT, WOPI_MAX_FILE_SIZE, …), then the file. Check one with `wopi config check`.",
+                               valueName: "file"))
+    var config: String?
+
+    /// The host setting `wopi serve` records its --keep-versions in, for `wopi files restore`.
+    static let keepVersionsSetting = "keep-versions"
+
+    func validate() throws {
+        if let metricsPort, !(1...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be between 1 and 65535") }
+        guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format '\(logFormat)' must be text or json") }
+        guard (0...1000).contains(keepVersions) else { throw ValidationError("--keep-versions must be between 0 and 1000") }
+        guard (0...3600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be between 0 and 3600 seconds") }
+        if let auditLog, auditLog.isEmpty { throw ValidationError("--audit-log needs a path") }
+    }
+
+    /// Sends log records to stderr as text or JSON lines, at `level`.
+    func bootstrapLogging(level: Logger.Level) {
+        let json = logFormat == "json"
+        LoggingSystem.bootstrap { label in
+            if json { return JSONLogHandler(label: label, level: level) }
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    /// The monitor for the host: metrics when a metrics port is given, the audit log when a path is.
+    func monitor() throws -> HostMonitor {
+        var monitor = HostMonitor()
+        if metricsPort != nil { monitor.metrics = HostMetrics() }
+        if let auditLog {
+            do { monitor.audit = try AuditLog(path: auditLog) } catch { throw CLIError.Failure("\(error.localizedDescription)") }
+        }
+        return monitor
+    }
+
+    /// Runs the host (and the metrics endpoint) until SIGTERM or SIGINT, then drains for up to
+    /// `--drain-timeout` seconds: Hummingbird stops accepting and finishes the requests in flight.
+    func run(_ app: some ApplicationProtocol & Service, host: String, monitor: HostMonitor, logger: Logger) async throws {
+        var services: [any Service] = [app]
+        if let metricsPort, let metrics = monitor.metrics {
+            services.append(Application(router: WOPIHostApplication.metricsRouter(metrics),
+                                        configuration: .init(address: .hostname(host, port: metricsPort), serverName: "WOPIKit-metrics"),
+                                        logger: logger))
+            logger.notice("metrics at /metrics", metadata: ["port": "\(metricsPort)"])
+        }
+        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(drainTimeout)
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch {
+            // The drain timed out: what was still running was cancelled, and stopping is still what was asked for.
+            logger.warning("stopped after the drain timeout", metadata: ["error": "\(error)"])
+        }
+        logger.notice("stopped")
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A blocking HTTP/1.1 client on a raw 127.0.0.1 socket, for tests that must send what ordinary
+/// clients will not (a 64 KiB header) or stop half-way through a body (a PutFile in flight).
+final class RawHTTPConnection {
+    struct Response: CustomStringConvertible {
+        let status: Int
+        let headers: [(String, String)]
+        let body: Data
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func header(_ name: String) -> String? { headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1 }
+        var description: String { "HTTP \(status) \(headers) \(text.prefix(300))" }
+    }
+
+    enum Failure: Error, CustomStringConvertible {
+        case connect(Int), noResponse(String)
+        var description: String {
+            switch self {
+            case .connect(let port): "could not connect to 127.0.0.1:\(port)"
+            case .noResponse(let what): "no response to \(what)"
+            }
+        }
+    }
+
+    private let descriptor: Int32
+
+    init(port: Int) throws {
+        #if os(Linux)
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        var one: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        var interval = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw Failure.connect(port)
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Writes everything; `false` once the peer is gone.
+    @discardableResult
+    func write(_ data: Data) -> Bool {
+        #if os(Linux)
+        let flags = Int32(MSG_NOSIGNAL)
+        #else
+        let flags: Int32 = 0
+        #endif
+        return data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let sent = send(descriptor, raw.baseAddress! + offset, raw.count - offset, flags)
+                if sent < 0, errno == EINTR { continue }
+                guard sent > 0 else { return false }
+                offset += sent
+            }
+            return true
+        }
+    }
+
+    /// Reads until the peer closes (requests send `Connection: close`) and parses the response.
+    func readResponse() -> Response? {
+        var buffer = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+        guard let range = buffer.range(of: Data("\r\n\r\n".utf8)) else { return nil }
+        var lines = String(decoding: buffer[..<range.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+        let headers: [(String, String)] = lines.compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        var body = Data(buffer[range.upperBound...])
+        if let length = headers.first(where: { $0.0.lowercased() == "content-length" }).flatMap({ Int($0.1) }), body.count > length {
+            body = body.prefix(length)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// The request head: request line, Host, Connection: close, Content-Length and `headers`.
+    static func head(_ method: String, _ target: String, _ headers: [String], contentLength: Int) -> Data {
+        Data(((["\(method) \(target) HTTP/1.1", "Host: 127.0.0.1", "Connection: close", "Content-Length: \(contentLength)"] + headers)
+            .joined(separator: "\r\n") + "\r\n\r\n").utf8)
+    }
+
+    /// One request on its own connection.
+    static func request(port: Int, _ method: String, _ target: String, _ headers: [String] = [], body: Data = Data()) throws -> Response {
+        let connection = try RawHTTPConnection(port: port)
+        connection.write(head(method, target, headers, contentLength: body.count) + body)
+        guard let response = connection.readResponse() else { throw Failure.noResponse("\(method) \(target.prefix(60))") }
+        return response
+    }
+}
