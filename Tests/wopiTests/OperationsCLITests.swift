@@ -333,7 +333,7 @@ import Darwin
                                                 contentLength: body.count))
         connection.write(body.prefix(body.count / 2))
         // Wait until the host is writing the upload, so the signal lands mid-request.
-        let staging = setup.data.appendingPathComponent("tmp")
+        let staging = setup.data.appendingPathComponent("blobs/.staging")
         var waited = 0
         while !server.isWriting(under: staging), waited < 600 {
             Thread.sleep(forTimeInterval: 0.05)
@@ -372,7 +372,7 @@ import Darwin
                                                 contentLength: 1 << 20))
         connection.write(Data(count: 1 << 19))
         var polls = 0
-        while !server.isWriting(under: setup.data.appendingPathComponent("tmp")), polls < 600 {
+        while !server.isWriting(under: setup.data.appendingPathComponent("blobs/.staging")), polls < 600 {
             Thread.sleep(forTimeInterval: 0.05)
             polls += 1
         }

@@ -67,7 +67,7 @@ enum PostgresSchema {
             "CREATE UNIQUE INDEX files_name ON files (container_id, wopi_fold(name))",
             "CREATE INDEX files_owner ON files (owner_id)",
             // Version numbers come from one sequence so a version is never handed out twice, on any host.
-            "CREATE SEQUENCE file_versions",
+            "CREATE SEQUENCE file_version_numbers",
             """
             CREATE TABLE oauth_codes (
                 digest text PRIMARY KEY,

@@ -48,7 +48,7 @@ public final class PostgresStore: WOPIStore {
         } catch {
             try? await connection.close()
             if error is StoreSchemaError { throw error }
-            throw PostgresStoreError.unreachable(url, reason: Self.reason(error))
+            throw PostgresStoreError.migrationFailed(url, reason: Self.reason(error))
         }
         return PostgresStore(client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger), logger: logger)
     }
@@ -344,7 +344,7 @@ public final class PostgresStore: WOPIStore {
     }
 
     func nextVersion(_ connection: PostgresConnection) async throws -> Int64 {
-        try await Self.first(connection, "SELECT nextval('file_versions')", logger: logger) { try $0.decode(Int64.self) } ?? 0
+        try await Self.first(connection, "SELECT nextval('file_version_numbers')", logger: logger) { try $0.decode(Int64.self) } ?? 0
     }
 
     /// The file's row, locked until the transaction ends: the read half of every compare-and-set.
@@ -436,6 +436,9 @@ public final class PostgresStore: WOPIStore {
 
     /// A short reason for a connection failure, without the URL's password (PostgresNIO's errors never carry it).
     static func reason(_ error: any Error) -> String {
+        if let error = error as? PostgresTransactionError, let inner = error.closureError ?? error.beginError ?? error.commitError {
+            return reason(inner)
+        }
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] { return message }
             if let underlying = error.underlying { return "\(underlying)" }
@@ -449,10 +452,13 @@ public final class PostgresStore: WOPIStore {
 public enum PostgresStoreError: Error, Sendable, CustomStringConvertible {
     /// The server could not be reached, or refused the connection or the sign-in.
     case unreachable(PostgresDatabaseURL, reason: String)
+    /// The schema could not be brought up to date (missing privileges, a conflicting table).
+    case migrationFailed(PostgresDatabaseURL, reason: String)
 
     public var description: String {
         switch self {
         case .unreachable(let url, let reason): "cannot connect to the database at \(url.endpoint) (\(url.description)): \(reason)"
+        case .migrationFailed(let url, let reason): "cannot migrate the database \(url.description): \(reason)"
         }
     }
 }
