@@ -5,7 +5,7 @@ import Prometheus
 /// The host's Prometheus metrics, on a registry of its own (so two hosts in one process, as in
 /// tests, never mix counts). `wopi serve --metrics-port` serves ``exposition()`` at `/metrics`.
 ///
-/// Every label value comes from a small closed set (``WOPIOperation`` names, status codes, fixed
+/// Every label value comes from a small closed set (`WOPIOperation` names, status codes, fixed
 /// reasons), never from a URL, an id or a token.
 public final class HostMetrics: Sendable {
     /// The registry the metrics live in.

@@ -77,7 +77,7 @@ public protocol WOPIStore: Sendable {
     /// Records new content for a file like ``replaceContent(_:with:lock:now:)`` — checking the lock
     /// (PutFile rules) in the same transaction — and keeps the replaced content as a version.
     ///
-    /// In one atomic step: evaluate ``LockRules/Request/putFile(_:currentSize:)``; on a conflict throw
+    /// In one atomic step: evaluate `LockRules.Request.putFile(_:currentSize:)`; on a conflict throw
     /// ``WOPIStoreError/lockConflict(currentLock:reason:)`` and change nothing. Otherwise, if
     /// `keepVersions > 0`, record the replaced content (its version, size, SHA-256, body key, time
     /// and saver) as a kept version; give the file the new body, a new version number from the

@@ -26,7 +26,7 @@ public struct ValidatorProofSigner: Sendable {
     /// Creates a signer from the WOPI client's current and old private keys (PEM), the pair whose public
     /// halves the host's discovery XML publishes. Without an old key the current one signs both proofs.
     ///
-    /// - Throws: ``ProofKeyError`` when a key cannot be read.
+    /// - Throws: `ProofKeyError` when a key cannot be read.
     public init(currentKeyPEM: String, oldKeyPEM: String?) throws(ProofKeyError) {
         let pair = try ProofKeySigner(currentKeyPEM: currentKeyPEM, oldKeyPEM: oldKeyPEM)
         current = pair.currentKey

@@ -35,6 +35,7 @@ public struct PostgresDatabaseURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Why a URL was refused. The messages never contain the password.
     public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong with the URL, in one line.
         public let description: String
     }
 

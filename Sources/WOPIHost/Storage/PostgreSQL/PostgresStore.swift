@@ -455,6 +455,7 @@ public enum PostgresStoreError: Error, Sendable, CustomStringConvertible {
     /// The schema could not be brought up to date (missing privileges, a conflicting table).
     case migrationFailed(PostgresDatabaseURL, reason: String)
 
+    /// One line naming the server and the reason, with the password masked.
     public var description: String {
         switch self {
         case .unreachable(let url, let reason): "cannot connect to the database at \(url.endpoint) (\(url.description)): \(reason)"
