@@ -27,7 +27,7 @@ struct WebFrontHTTPTests {
                 payload = .bytes(ByteBuffer(string: FormFields(form).encoded))
             } else if let body, let contentType {
                 headers.append(("Content-Type", contentType))
-                payload = .bytes(ByteBuffer(data: body))
+                payload = .bytes(ByteBuffer(bytes: body))
             }
             let response = try await host.send(method, path, token: nil, headers: headers, body: payload)
             for cookie in response.values("Set-Cookie") {
@@ -41,8 +41,8 @@ struct WebFrontHTTPTests {
 
         /// The value of the first hidden `csrf` field on a page.
         static func csrf(in page: WOPIResponse) -> String? {
-            guard let range = page.text.range(of: "name=\"csrf\" value=\"") else { return nil }
-            return String(page.text[range.upperBound...].prefix { $0 != "\"" })
+            guard let range = page.html.range(of: "name=\"csrf\" value=\"") else { return nil }
+            return String(page.html[range.upperBound...].prefix { $0 != "\"" })
         }
 
         mutating func signIn(_ user: String = "carol", password: String = WebFrontHTTPTests.password) async throws -> WOPIResponse {
@@ -70,12 +70,12 @@ struct WebFrontHTTPTests {
             #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Secure"))
             let page = try await visitor.send(.GET, "/")
             #expect(page.status == 200)
-            #expect(page.text.contains("id=\"listing\""))
+            #expect(page.html.contains("id=\"listing\""))
             #expect(page.header("Content-Security-Policy")?.contains("script-src 'self'") == true)
             let signOut = try await visitor.send(.POST, "/signout", form: [("csrf", Visitor.csrf(in: page) ?? "")])
             #expect(signOut.status == 303)
             #expect(visitor.cookies["wopi_session"] == nil)
-            #expect(try await visitor.send(.GET, "/").text.contains("id=\"signin\""))
+            #expect(try await visitor.send(.GET, "/").html.contains("id=\"signin\""))
             _ = user
         }
     }
@@ -160,7 +160,7 @@ struct WebFrontHTTPTests {
             let tooLarge = try await visitor.send(.POST, path, contentType: type,
                                                   body: multipart([("Small.docx", Data("s".utf8)), ("Huge.docx", Data(repeating: 2, count: 5000))]))
             #expect(tooLarge.status == 413)
-            #expect(tooLarge.text.contains("Huge.docx is larger than the limit of 4 KB."))
+            #expect(tooLarge.html.contains("Huge.docx is larger than the limit of 4 KB."))
             #expect(try await host.folder.store.children(of: user.rootContainerID).files.count == 2)
 
             let late = try await visitor.send(.POST, path, contentType: type, body: multipart([("Late.docx", Data("x".utf8))], csrfFirst: false))
@@ -184,4 +184,9 @@ struct WebFrontHTTPTests {
             #expect(try await host.folder.store.file(id: davesFile.id)?.name == "Secret.docx")
         }
     }
+}
+
+extension WOPIResponse {
+    /// The whole body as text.
+    var html: String { String(decoding: body, as: UTF8.self) }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import OfficeURLScheme
+import WOPICore
 
 /// The content of a folder page: breadcrumbs, the upload and new-folder forms, and one row per
 /// folder and file with its size, modified time, download and Office links, and a "More" panel

@@ -66,9 +66,9 @@ extension WebFrontController {
         }
         await throttle.reset(key)
         let session = WebSession(userID: user.id, now: now)
-        let cookie = "\(WebSession.cookieName)=\(session.sealed(with: try await sessionKey())); Path=\(basePath)/; "
+        let sessionCookie = "\(WebSession.cookieName)=\(session.sealed(with: try await sessionKey())); Path=\(basePath)/; "
             + "Max-Age=\(Int(WebSession.lifetime)); HttpOnly; SameSite=Lax\(secureAttribute)"
-        return seeOther(basePath + "/", cookies: [cookie])
+        return seeOther(basePath + "/", cookies: [sessionCookie])
     }
 
     /// `POST /signout`: forgets the session cookie (after checking the form's CSRF token) and shows the sign-in form.

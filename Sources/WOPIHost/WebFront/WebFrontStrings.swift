@@ -1,3 +1,5 @@
+import Foundation
+
 /// The words of the web front's file pages, one table per ``PageLanguage``; the sign-in form
 /// itself reuses ``SignInStrings``.
 ///
@@ -95,6 +97,21 @@ struct WebFrontStrings: Sendable {
         badName: "不允许使用此名称：%@", nameTaken: "此处已存在“%@”。",
         folderNotEmpty: "只能删除空文件夹。", fileLocked: "该文件已在 Office 中打开并被锁定，请稍后再试。",
         noFilesChosen: "请至少选择一个文件。")
+}
+
+extension WebFrontStrings {
+    /// `template` with each `%@` replaced, in order, by a value, unescaped (the page escapes the whole message).
+    static func format(_ template: String, _ values: String...) -> String {
+        var result = ""
+        var remaining = Substring(template)
+        var iterator = values.makeIterator()
+        while let range = remaining.range(of: "%@") {
+            result += remaining[..<range.lowerBound]
+            result += iterator.next() ?? ""
+            remaining = remaining[range.upperBound...]
+        }
+        return result + remaining
+    }
 }
 
 extension PageLanguage {

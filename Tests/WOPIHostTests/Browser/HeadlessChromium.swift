@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOHTTP1
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,7 +39,15 @@ enum HeadlessChromium {
         }
 
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-        defer { try? http.syncShutdown() }
+        let result: Result<T, any Error>
+        do { result = .success(try await session(chromium: chromium, profile: profile, port: port, http: http, process: process, width: width,
+                                                 height: height, language: language, body)) } catch { result = .failure(error) }
+        try? await http.shutdown()
+        return try result.get()
+    }
+
+    private static func session<T: Sendable>(chromium: String, profile: URL, port: Int, http: HTTPClient, process: Process, width: Int,
+                                             height: Int, language: String, _ body: (WebDriverClient) async throws -> T) async throws -> T {
         let base = "http://127.0.0.1:\(port)"
         try await waitUntilReady(base: base, http: http, process: process)
 

@@ -115,7 +115,7 @@ struct WebDriverClient: Sendable {
         request.method = method
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
-            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body)))
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
         }
         let response = try await http.execute(request, timeout: .seconds(120))
         let bytes = try await response.body.collect(upTo: 64 * 1024 * 1024)
