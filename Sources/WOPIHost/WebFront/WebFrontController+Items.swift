@@ -138,7 +138,7 @@ extension WebFrontController {
             <h1>\(HTMLText.escape(strings.shareTitle))</h1><p>\(HTMLText.fill(strings.shareExplanation, name, FolderPage.time(expiry)))</p>\
             <label for="share-link">\(HTMLText.escape(strings.shareTitle))</label>\
             <input type="text" id="share-link" readonly value="\(HTMLText.escape(link))">\
-            <p><a id="share-open" href="\(HTMLText.escape(link))">\(HTMLText.escape(link))</a></p>\
+            <p class="break"><a id="share-open" href="\(HTMLText.escape(link))">\(HTMLText.escape(link))</a></p>\
             <p><a href="\(HTMLText.escape(basePath))/folders/\(parentID.rawValue)">\(HTMLText.escape(strings.back))</a></p>
             """
         return layout(post.language, session: post.session, user: post.user, pagePath: "\(basePath)/folders/\(parentID.rawValue)")

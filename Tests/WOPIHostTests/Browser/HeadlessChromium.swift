@@ -34,7 +34,9 @@ enum HeadlessChromium {
         try process.run()
         let pid = process.processIdentifier
         defer {
-            kill(pid, SIGTERM)
+            // chromedriver started from a test process ignores SIGTERM; SIGKILL by its PID always ends it
+            // (its browser goes with the session, which `run` ends first).
+            kill(pid, SIGKILL)
             process.waitUntilExit()
         }
 
