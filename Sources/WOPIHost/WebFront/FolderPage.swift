@@ -30,7 +30,8 @@ struct FolderPage: Sendable {
     var html: String {
         let strings = language.webFront
         guard let folder else { return "" }
-        var html = breadcrumbs(strings)
+        // At the root the heading says it all; below it the breadcrumbs lead back up.
+        var html = path.count > 1 ? breadcrumbs(strings) : ""
         html += "<h1>\(HTMLText.escape(title))</h1>"
         if let error { html += "<p class=\"error\" role=\"alert\" id=\"error\">\(HTMLText.escape(error))</p>" }
         let folderPath = "\(basePath)/folders/\(folder.id.rawValue)"

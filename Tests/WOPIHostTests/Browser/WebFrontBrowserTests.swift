@@ -77,6 +77,7 @@ struct WebFrontBrowserTests {
 
                 // Rename through the "More" panel.
                 try await driver.click(try await driver.element("li[data-name='Budget.xlsx'] summary"))
+                _ = try await driver.execute("document.querySelector(\"li[data-name='Budget.xlsx']\").scrollIntoView();")
                 try await pages.check("05-more-panel")
                 let field = try await driver.element("li[data-name='Budget.xlsx'] input[name=name]")
                 try await driver.clear(field)
