@@ -74,7 +74,7 @@ struct FolderPage: Sendable {
         let itemPath = "\(basePath)/folders/\(child.id.rawValue)"
         return """
             <li data-name="\(HTMLText.escape(child.name))" data-kind="folder"><a class="name" href="\(HTMLText.escape(itemPath))">\
-            <span aria-hidden="true">📁 </span>\(HTMLText.escape(child.name))</a><div class="meta">\(HTMLText.escape(strings.folder))</div>\
+            <img src="\(HTMLText.escape(basePath))/assets/icon.svg" alt="" width="18" height="18" class="icon"> \(HTMLText.escape(child.name))</a><div class="meta">\(HTMLText.escape(strings.folder))</div>\
             \(actions(itemPath: itemPath, name: child.name, strings))</li>
             """
     }

@@ -77,7 +77,7 @@ struct WebFrontLayout: Sendable {
         .tools{background:#fff;border-radius:10px;padding:12px;margin:12px 0}input[type=file]{width:100%;font-size:15px}\
         progress{width:100%;height:14px;margin-top:10px}footer{text-align:center;padding:16px}footer a{margin:0 6px;color:#0a64d8}\
         footer a[aria-current]{font-weight:700;color:#1c1c1e}.ok{color:#1b5e20;background:#e8f5e9;padding:10px 12px;border-radius:10px}\
-        .break{overflow-wrap:anywhere;word-break:break-all}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}\
+        img.icon{vertical-align:-2px}.break{overflow-wrap:anywhere;word-break:break-all}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}\
         input[readonly]{width:100%;font-size:15px;padding:10px;border:1px solid #c7c7cc;border-radius:10px}
         """
 }
