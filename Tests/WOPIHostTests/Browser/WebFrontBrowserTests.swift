@@ -206,6 +206,11 @@ struct WebFrontBrowserTests {
                 try await driver.navigate(host.baseURL + "/share/not-a-token")
                 try await browser.waitFor("the refusal") { (try await driver.text(try await driver.element("body"))).contains("not valid") }
                 #expect(try await driver.text(try await driver.element("body")).contains("not valid"))
+
+                // The console check itself sees a script error (so a silent page above means no error, not no check).
+                _ = try await driver.browserLog()
+                try await driver.navigate("data:text/html,<title>t</title><script>missingFunction()</script>")
+                #expect(try await driver.browserLog().contains { $0.level == "SEVERE" && $0.message.contains("missingFunction") })
             }
         }
     }
