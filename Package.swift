@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
         // END operations
+        // Web front (issue 14): streaming multipart/form-data parsing for browser uploads.
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         // Office URI grammar, app catalogue, sign-in URLs, Info.plist checks. Foundation only.
@@ -81,6 +83,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // END operations
+                // Web front (issue 14).
+                .product(name: "MultipartKit", package: "multipart-kit"),
             ],
             swiftSettings: strictSettings
         ),

@@ -31,6 +31,8 @@ public enum WOPIHostApplication {
         EcosystemController(backend: backend).addRoutes(to: wopi)
         // Sign-in (OAuth 2.0 server, bootstrapper, app-to-app) when the configuration has an Office registration.
         AuthorizationServer(backend: backend)?.addRoutes(to: router)
+        // Web front (issue 14): the file browser at `/` for the provider's users.
+        WebFrontController(backend: backend).addRoutes(to: router)
         return router
     }
 

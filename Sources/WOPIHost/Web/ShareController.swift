@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import WOPICore
 
-/// The small web front: the host's home page and the pages behind GetShareUrl links.
+/// The pages behind GetShareUrl links (the web front at `/` is ``WebFrontController``).
 ///
 /// `/share/<token>` shows one shared file (name, size, date, download) or a shared folder (its
 /// files and folders, each with its own link expiring with the parent's). The token is a signed,
@@ -13,16 +13,8 @@ struct ShareController<Context: RequestContext>: Sendable {
     let backend: WOPIBackend
 
     func addRoutes(to router: Router<Context>) {
-        router.get("/", use: home)
         router.get("share/:token", use: page)
         router.get("share/:token/content", use: download)
-    }
-
-    @Sendable func home(_ request: Request, context: Context) async throws -> Response {
-        HTMLPage.document(title: "WOPIKit", body: """
-            <h1>WOPIKit</h1><p>This server is a WOPI host: Office for iOS opens, locks and saves documents \
-            through its <code>/wopi</code> endpoints.</p><p class="muted">Shared links open here.</p>
-            """).response()
     }
 
     /// The shared item a link names, and the claims it carries; 404 for anything not a live share link.

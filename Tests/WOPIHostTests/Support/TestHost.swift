@@ -8,7 +8,7 @@ import WOPICore
 @testable import WOPIHost
 
 /// The WOPI host under test: the real Hummingbird application on 127.0.0.1 and an ephemeral
-/// port, over a fresh temporary ``DataFolder``, with an HTTP client pointed at it.
+/// port, over fresh temporary embedded storage (``HostStorage``), with an HTTP client pointed at it.
 ///
 /// Every test gets its own host through ``run(maximumFileSize:_:)``, which removes the data
 /// folder afterwards. Users and files are created through the store, tokens through

@@ -1,0 +1,155 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import WOPICore
+
+/// Creating, renaming, deleting and sharing folders and files from the web front.
+extension WebFrontController {
+    /// A signed-in form post: the session, user and language, the item id from the path, and the
+    /// form fields, or the response that refuses it (signed out, or a missing or wrong CSRF token).
+    struct FormPost {
+        var session: WebSession
+        var user: UserRecord
+        var language: PageLanguage
+        var id: ResourceID
+        var fields: FormFields
+    }
+
+    func formPost(_ request: Request, context: Context) async throws -> Result<FormPost, Refusal> {
+        let (language, _) = Self.language(request)
+        guard let (session, user) = try await signedIn(request) else { return .failure(Refusal(response: seeOther(basePath + "/"))) }
+        guard let fields = try? await AuthorizationServer.formBody(request), session.accepts(csrf: fields["csrf"]) else {
+            return .failure(Refusal(response: messagePage(language.webFront.formExpired, session: session, user: user, language: language,
+                                                          status: .forbidden)))
+        }
+        guard let id = context.parameters.get("id").flatMap(ResourceID.init) else {
+            return .failure(Refusal(response: messagePage(language.webFront.notFound, session: session, user: user, language: language,
+                                                          status: .notFound)))
+        }
+        return .success(FormPost(session: session, user: user, language: language, id: id, fields: fields))
+    }
+
+    /// A response that ends a request early.
+    struct Refusal: Error {
+        var response: Response
+    }
+
+    /// `POST /folders/<id>/create`: a new folder named `name`.
+    func createFolder(_ request: Request, context: Context) async throws -> Response {
+        let post: FormPost
+        switch try await formPost(request, context: context) {
+        case .success(let value): post = value
+        case .failure(let refusal): return refusal.response
+        }
+        let strings = post.language.webFront
+        guard let parent = try? await backend.container(post.id, for: post.user) else { return notFound(post) }
+        let name = (post.fields["name"] ?? "").trimmingCharacters(in: .whitespaces)
+        if let problem = NameRules.problem(with: name) {
+            return try await folderPage(parent.id, post, error: HTMLUnescaped.fill(strings.badName, problem), status: .badRequest)
+        }
+        do {
+            _ = try await backend.store.createContainer(named: name, in: parent.id)
+        } catch WOPIStoreError.nameTaken {
+            return try await folderPage(parent.id, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+        }
+        return seeOther("\(basePath)/folders/\(parent.id.rawValue)")
+    }
+
+    /// `POST /folders|files/<id>/rename`: the new name in `name`.
+    func rename(_ request: Request, context: Context, isFolder: Bool) async throws -> Response {
+        let post: FormPost
+        switch try await formPost(request, context: context) {
+        case .success(let value): post = value
+        case .failure(let refusal): return refusal.response
+        }
+        let strings = post.language.webFront
+        let name = (post.fields["name"] ?? "").trimmingCharacters(in: .whitespaces)
+        if isFolder {
+            guard let folder = try? await backend.container(post.id, for: post.user), let parentID = folder.parentID else { return notFound(post) }
+            if let problem = NameRules.problem(with: name) {
+                return try await folderPage(parentID, post, error: HTMLUnescaped.fill(strings.badName, problem), status: .badRequest)
+            }
+            do { _ = try await backend.store.renameContainer(folder.id, to: name) } catch WOPIStoreError.nameTaken {
+                return try await folderPage(parentID, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+            }
+            return seeOther("\(basePath)/folders/\(parentID.rawValue)")
+        }
+        guard let file = try? await backend.file(post.id, for: post.user) else { return notFound(post) }
+        if let problem = NameRules.fileNameProblem(name) {
+            return try await folderPage(file.containerID, post, error: HTMLUnescaped.fill(strings.badName, problem), status: .badRequest)
+        }
+        if name != file.name, let other = try await backend.store.file(named: name, in: file.containerID), other.id != file.id {
+            return try await folderPage(file.containerID, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+        }
+        do { _ = try await backend.store.renameFile(file.id, to: name, lock: nil, now: backend.configuration.now()) } catch WOPIStoreError.nameTaken {
+            return try await folderPage(file.containerID, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+        } catch WOPIStoreError.lockConflict {
+            return try await folderPage(file.containerID, post, error: strings.fileLocked, status: .conflict)
+        }
+        return seeOther("\(basePath)/folders/\(file.containerID.rawValue)")
+    }
+
+    /// `POST /folders|files/<id>/delete`: a file, or an empty folder.
+    func delete(_ request: Request, context: Context, isFolder: Bool) async throws -> Response {
+        let post: FormPost
+        switch try await formPost(request, context: context) {
+        case .success(let value): post = value
+        case .failure(let refusal): return refusal.response
+        }
+        let strings = post.language.webFront
+        if isFolder {
+            guard let folder = try? await backend.container(post.id, for: post.user), let parentID = folder.parentID else { return notFound(post) }
+            do { try await backend.store.deleteContainer(folder.id) } catch WOPIStoreError.notEmpty {
+                return try await folderPage(parentID, post, error: strings.folderNotEmpty, status: .conflict)
+            }
+            return seeOther("\(basePath)/folders/\(parentID.rawValue)")
+        }
+        guard let file = try? await backend.file(post.id, for: post.user) else { return notFound(post) }
+        do {
+            backend.retire(try await backend.store.deleteFile(file.id, lock: nil, now: backend.configuration.now()))
+        } catch WOPIStoreError.lockConflict {
+            return try await folderPage(file.containerID, post, error: strings.fileLocked, status: .conflict)
+        }
+        return seeOther("\(basePath)/folders/\(file.containerID.rawValue)")
+    }
+
+    /// `POST /folders|files/<id>/share`: a page with a read-only share link (the `/share/<token>` pages).
+    func share(_ request: Request, context: Context, isFolder: Bool) async throws -> Response {
+        let post: FormPost
+        switch try await formPost(request, context: context) {
+        case .success(let value): post = value
+        case .failure(let refusal): return refusal.response
+        }
+        let strings = post.language.webFront
+        let name: String
+        let parentID: ResourceID
+        if isFolder {
+            guard let folder = try? await backend.container(post.id, for: post.user) else { return notFound(post) }
+            name = folder.parentID == nil ? strings.myFiles : folder.name
+            parentID = folder.parentID ?? folder.id
+        } else {
+            guard let file = try? await backend.file(post.id, for: post.user) else { return notFound(post) }
+            name = file.name
+            parentID = file.containerID
+        }
+        let expiry = backend.configuration.now().addingTimeInterval(backend.configuration.shareLinkLifetime)
+        let link = backend.shareLink(user: post.user.id, item: post.id, isContainer: isFolder)
+        let content = """
+            <h1>\(HTMLText.escape(strings.shareTitle))</h1><p>\(HTMLText.fill(strings.shareExplanation, name, FolderPage.time(expiry)))</p>\
+            <label for="share-link">\(HTMLText.escape(strings.shareTitle))</label>\
+            <input type="text" id="share-link" readonly value="\(HTMLText.escape(link))">\
+            <p class="break"><a id="share-open" href="\(HTMLText.escape(link))">\(HTMLText.escape(link))</a></p>\
+            <p><a href="\(HTMLText.escape(basePath))/folders/\(parentID.rawValue)">\(HTMLText.escape(strings.back))</a></p>
+            """
+        return layout(post.language, session: post.session, user: post.user, pagePath: "\(basePath)/folders/\(parentID.rawValue)")
+            .response(title: strings.shareTitle, content: content)
+    }
+
+    func folderPage(_ id: ResourceID, _ post: FormPost, error: String, status: HTTPResponse.Status) async throws -> Response {
+        try await folderPage(id, session: post.session, user: post.user, language: post.language, error: error, status: status)
+    }
+
+    func notFound(_ post: FormPost) -> Response {
+        messagePage(post.language.webFront.notFound, session: post.session, user: post.user, language: post.language, status: .notFound)
+    }
+}

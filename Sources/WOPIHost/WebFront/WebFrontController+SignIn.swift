@@ -1,0 +1,85 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import WOPICore
+
+/// Signing in and out of the web front.
+extension WebFrontController {
+    /// The sign-in form, with the pre-session CSRF cookie (set when the browser has none yet).
+    func signInPage(_ request: Request, language: PageLanguage, username: String, error: String?, status: HTTPResponse.Status,
+                    cookies: [String] = [], extraHeaders: HTTPFields = [:]) -> Response {
+        var cookies = cookies
+        let csrf: String
+        if let existing = AuthorizationServer.cookie(Self.signInCSRFCookie, in: request), existing.utf8.count == 43,
+           Base64URL.decode(existing) != nil {
+            csrf = existing
+        } else {
+            csrf = Base64URL.randomToken()
+            cookies.append("\(Self.signInCSRFCookie)=\(csrf); Path=\(basePath)/; HttpOnly; SameSite=Lax\(secureAttribute)")
+        }
+        let strings = language.strings
+        var content = "<h1>\(HTMLText.fill(strings.signInHeading, backend.configuration.brandName))</h1>"
+        if let error { content += "<p class=\"error\" role=\"alert\" id=\"error\">\(HTMLText.escape(error))</p>" }
+        content += """
+            <form method="post" action="\(HTMLText.escape(basePath))/signin" id="signin">\
+            <input type="hidden" name="csrf" value="\(HTMLText.escape(csrf))">\
+            <label for="username">\(HTMLText.escape(strings.username))</label>\
+            <input type="text" id="username" name="username" value="\(HTMLText.escape(username))" autocomplete="username" \
+            autocapitalize="none" autocorrect="off" spellcheck="false" required autofocus>\
+            <label for="password">\(HTMLText.escape(strings.password))</label>\
+            <input type="password" id="password" name="password" autocomplete="current-password" required>\
+            <button type="submit">\(HTMLText.escape(strings.signInButton))</button></form>
+            """
+        var headers = extraHeaders
+        headers.append(contentsOf: Self.cookieHeaders(cookies))
+        return layout(language, session: nil, user: nil, pagePath: basePath + "/")
+            .response(title: strings.signInTitle, content: content, status: status, extraHeaders: headers)
+    }
+
+    /// `POST /signin`: checks the CSRF cookie, the throttle and the password; on success sets the
+    /// session cookie and goes to the root folder.
+    func signIn(_ request: Request, context: Context) async throws -> Response {
+        let (language, _) = Self.language(request)
+        let strings = language.strings
+        guard let fields = try? await AuthorizationServer.formBody(request),
+              let cookie = AuthorizationServer.cookie(Self.signInCSRFCookie, in: request), !cookie.isEmpty,
+              let sent = fields["csrf"], ConstantTime.equal(cookie, sent) else {
+            return signInPage(request, language: language, username: "", error: strings.formExpired, status: .forbidden)
+        }
+        let username = (fields["username"] ?? "").trimmingCharacters(in: .whitespaces)
+        let password = fields["password"] ?? ""
+        let now = backend.configuration.now()
+        let key = SignInThrottle.key(username: username, address: AuthorizationServer.address(of: context))
+        if let wait = await throttle.retryAfter(key, now: now) {
+            var headers = HTTPFields()
+            headers[.retryAfter] = String(Int(wait.rounded(.up)))
+            let minutes = String(max(1, Int((wait / 60).rounded(.up))))
+            return signInPage(request, language: language, username: username, error: HTMLUnescaped.fill(strings.tooManyAttempts, minutes),
+                              status: .tooManyRequests, extraHeaders: headers)
+        }
+        // As on the OAuth pages: no lookup for impossible names, and a decoy check so timing tells nothing.
+        let user = (1...64).contains(username.count) ? try await backend.store.user(named: username) : nil
+        let matches = await passwords.verify(String(password.utf8.prefix(1024)) ?? "", against: user?.passwordHash ?? decoyPasswordHash)
+        guard matches, let user else {
+            await throttle.recordFailure(key, now: now)
+            return signInPage(request, language: language, username: username, error: strings.wrongCredentials, status: .unauthorized)
+        }
+        await throttle.reset(key)
+        let session = WebSession(userID: user.id, now: now)
+        let sessionCookie = "\(WebSession.cookieName)=\(session.sealed(with: try await sessionKey())); Path=\(basePath)/; "
+            + "Max-Age=\(Int(WebSession.lifetime)); HttpOnly; SameSite=Lax\(secureAttribute)"
+        return seeOther(basePath + "/", cookies: [sessionCookie])
+    }
+
+    /// `POST /signout`: forgets the session cookie (after checking the form's CSRF token) and shows the sign-in form.
+    func signOut(_ request: Request, context: Context) async throws -> Response {
+        let clear = "\(WebSession.cookieName)=; Path=\(basePath)/; Max-Age=0; HttpOnly; SameSite=Lax\(secureAttribute)"
+        guard let (session, _) = try await signedIn(request) else { return seeOther(basePath + "/", cookies: [clear]) }
+        let fields = try? await AuthorizationServer.formBody(request)
+        guard session.accepts(csrf: fields?["csrf"]) else {
+            let (language, _) = Self.language(request)
+            return messagePage(language.webFront.formExpired, session: nil, user: nil, language: language, status: .forbidden)
+        }
+        return seeOther(basePath + "/", cookies: [clear])
+    }
+}
