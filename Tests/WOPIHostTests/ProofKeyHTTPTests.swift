@@ -62,7 +62,7 @@ struct ProofKeyHTTPTests {
             expectStatus(try await host.send(.GET, path, token: token, headers: try office.headers(token: token, path: otherPath)),
                          500, "proof for another URL")
 
-            let stale = try office.headers(token: token, path: path, at: Date().addingTimeInterval(-21 * 60))
+            let stale = try office.headers(token: token, path: path, at: host.clock.now().addingTimeInterval(-21 * 60)) // the host's clock stands still
             expectStatus(try await host.send(.GET, path, token: token, headers: stale), 500, "timestamp older than 20 minutes")
 
             var tampered = try office.headers(token: token, path: path)

@@ -16,7 +16,7 @@ import WOPICore
             let document = try await host.document("counted.docx", Data("counted".utf8))
             let path = TestHost.filePath(document.id)
             expectStatus(try await host.send(.GET, path, token: document.token), 500, "no proof headers")
-            let stale = try office.headers(token: document.token, path: path, at: Date().addingTimeInterval(-21 * 60))
+            let stale = try office.headers(token: document.token, path: path, at: host.clock.now().addingTimeInterval(-21 * 60)) // the host's clock stands still
             expectStatus(try await host.send(.GET, path, token: document.token, headers: stale), 500, "stale proof")
             expectStatus(try await host.send(.GET, path, token: document.token, headers: try office.headers(token: document.token, path: path)), 200)
         }

@@ -70,7 +70,7 @@ struct CrashSafetyTests {
         let port = first.port
         let staging = data.appendingPathComponent("blobs/.staging")
         let (answer, sawStaging): (Int?, Bool) = try await offPool {
-            let socket = try CrashSocket(port: port)
+            let socket = try RawHTTPConnection(port: port)
             let head = "POST \(path)/contents?access_token=\(token) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-WOPI-Override: PUT\r\n"
                 + "X-WOPI-Lock: \(Self.lock)\r\nContent-Length: \(new.count)\r\n\r\n"
             _ = socket.write(Data(head.utf8))
@@ -158,8 +158,8 @@ struct CrashSafetyTests {
         try #require(try await server.request("POST", "\(path)?access_token=\(token)", ["X-WOPI-Override: LOCK", "X-WOPI-Lock: idle"]).status == 200)
         let port = server.port
         let staging = data.appendingPathComponent("blobs/.staging")
-        let (stagedWhileStalled, answer): (Bool, CrashResponse?) = try await offPool {
-            let socket = try CrashSocket(port: port)
+        let (stagedWhileStalled, answer): (Bool, RawHTTPConnection.Response?) = try await offPool {
+            let socket = try RawHTTPConnection(port: port)
             let head = "POST \(path)/contents?access_token=\(token) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-WOPI-Override: PUT\r\n"
                 + "X-WOPI-Lock: idle\r\nContent-Length: 1000000\r\n\r\n"
             _ = socket.write(Data(head.utf8) + Data(repeating: 0x41, count: 300_000))
@@ -320,111 +320,9 @@ private final class KillableServer: @unchecked Sendable {
     }
 
     /// One request on its own connection.
-    func request(_ method: String, _ target: String, _ headers: [String] = [], body: Data = Data()) async throws -> CrashResponse {
+    func request(_ method: String, _ target: String, _ headers: [String] = [], body: Data = Data()) async throws -> RawHTTPConnection.Response {
         let port = port
-        return try await offPool {
-            let socket = try CrashSocket(port: port)
-            let head = (["\(method) \(target) HTTP/1.1", "Host: 127.0.0.1", "Connection: close", "Content-Length: \(body.count)"] + headers)
-                .joined(separator: "\r\n") + "\r\n\r\n"
-            _ = socket.write(Data(head.utf8) + body)
-            guard let response = socket.readResponse() else { throw CrashTestError.noResponse("\(method) \(target.prefix(60))") }
-            return response
-        }
+        return try await offPool { try RawHTTPConnection.request(port: port, method, target, headers, body: body) }
     }
 }
 
-/// A response read off a raw socket.
-private struct CrashResponse: Sendable, CustomStringConvertible {
-    let status: Int
-    let headers: [(String, String)]
-    let body: Data
-    var text: String { String(decoding: body, as: UTF8.self) }
-    func header(_ name: String) -> String? { headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1 }
-    var description: String { "HTTP \(status) \(headers) \(text.prefix(300))" }
-}
-
-/// A blocking TCP connection to 127.0.0.1 that never raises SIGPIPE.
-private final class CrashSocket {
-    private let descriptor: Int32
-
-    init(port: Int) throws {
-        #if os(Linux)
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        var one: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-        #endif
-        var interval = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw CrashTestError.noResponse("connect to port \(port)")
-        }
-    }
-
-    deinit { close(descriptor) }
-
-    /// Writes everything; `false` once the peer is gone.
-    func write(_ data: Data) -> Bool {
-        #if os(Linux)
-        let flags = Int32(MSG_NOSIGNAL)
-        #else
-        let flags: Int32 = 0
-        #endif
-        return data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let sent = send(descriptor, raw.baseAddress! + offset, raw.count - offset, flags)
-                if sent < 0, errno == EINTR { continue }
-                guard sent > 0 else { return false }
-                offset += sent
-            }
-            return true
-        }
-    }
-
-    /// Reads a response framed by Content-Length (all this host sends on these routes), or to end of stream.
-    func readResponse() -> CrashResponse? {
-        var buffer = Data()
-        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
-        func fill() -> Bool {
-            while true {
-                let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
-                buffer.append(contentsOf: chunk[0..<count])
-                return true
-            }
-        }
-        let separator = Data("\r\n\r\n".utf8)
-        var range = buffer.range(of: separator)
-        while range == nil {
-            guard fill() else { return nil }
-            range = buffer.range(of: separator)
-        }
-        guard let range else { return nil }
-        var lines = String(decoding: buffer[..<range.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
-        let headers: [(String, String)] = lines.compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
-        let bodyStart = range.upperBound
-        let length = headers.first { $0.0.caseInsensitiveCompare("Content-Length") == .orderedSame }.flatMap { Int($0.1) }
-        while length.map({ buffer.count - bodyStart < $0 }) ?? true {
-            guard fill() else { break }
-        }
-        let body = Data(buffer[bodyStart...])
-        return CrashResponse(status: status, headers: headers, body: length.map { Data(body.prefix($0)) } ?? body)
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Hummingbird
 import Logging
 import WOPICore
@@ -26,7 +27,7 @@ struct BrowserHost: Sendable {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-browser-\(UUID().uuidString)", isDirectory: true).path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let folder = try HostStorage.embedded(data: URL(fileURLWithPath: path, isDirectory: true))
-        let port = try FreePort.find()
+        let port = try LocalPort.free()
         var configuration = WOPIHostConfiguration(publicURL: URL(string: "http://127.0.0.1:\(port)")!, maximumFileSize: maximumFileSize)
         configuration.officeRegistration = try OfficeRegistration(clientID: officeClientID, clientSecret: "office-secret-0123456789",
                                                                   redirectURI: "https://localhost", providerID: "tp_wopikit")

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import TestSupport
 import NIOHTTP1
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +26,7 @@ enum HeadlessChromium {
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: profile) }
 
-        let port = try FreePort.find()
+        let port = try LocalPort.free()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: chromedriver)
         process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=SEVERE"]
@@ -115,27 +116,5 @@ enum BrowserSetupError: Error, CustomStringConvertible {
         case .driverExited(let status): "chromedriver exited at start-up with status \(status)"
         case .driverNotReady: "chromedriver did not report ready on its port"
         }
-    }
-}
-
-/// A TCP port on 127.0.0.1 that nothing listens on right now (bind to port 0, read it, close).
-enum FreePort {
-    static func find() throws -> Int {
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketFD >= 0 else { throw BrowserSetupError.driverNotReady }
-        defer { close(socketFD) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(socketFD, pointer, length) == 0 else { return -1 }
-                return getsockname(socketFD, pointer, &length)
-            }
-        }
-        guard bound == 0 else { throw BrowserSetupError.driverNotReady }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -8,7 +8,7 @@ import Darwin
 /// A blocking HTTP/1.1 client on a raw 127.0.0.1 socket, for tests that must send what ordinary
 /// clients will not (a 64 KiB header) or stop half-way through a body (a PutFile in flight).
 final class RawHTTPConnection {
-    struct Response: CustomStringConvertible {
+    struct Response: Sendable, CustomStringConvertible {
         let status: Int
         let headers: [(String, String)]
         let body: Data
@@ -75,17 +75,27 @@ final class RawHTTPConnection {
         }
     }
 
-    /// Reads until the peer closes (requests send `Connection: close`) and parses the response.
+    /// Reads one response, framed by its Content-Length when it has one (so a kept-alive connection
+    /// works too), otherwise up to the end of the stream.
     func readResponse() -> Response? {
         var buffer = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            buffer.append(contentsOf: chunk[0..<count])
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        func fill() -> Bool {
+            while true {
+                let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                buffer.append(contentsOf: chunk[0..<count])
+                return true
+            }
         }
-        guard let range = buffer.range(of: Data("\r\n\r\n".utf8)) else { return nil }
+        let separator = Data("\r\n\r\n".utf8)
+        var range = buffer.range(of: separator)
+        while range == nil {
+            guard fill() else { return nil }
+            range = buffer.range(of: separator)
+        }
+        guard let range else { return nil }
         var lines = String(decoding: buffer[..<range.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst().split(separator: " ")
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
@@ -93,11 +103,13 @@ final class RawHTTPConnection {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        var body = Data(buffer[range.upperBound...])
-        if let length = headers.first(where: { $0.0.lowercased() == "content-length" }).flatMap({ Int($0.1) }), body.count > length {
-            body = body.prefix(length)
+        let bodyStart = range.upperBound
+        let length = headers.first { $0.0.caseInsensitiveCompare("Content-Length") == .orderedSame }.flatMap { Int($0.1) }
+        while length.map({ buffer.count - bodyStart < $0 }) ?? true {
+            guard fill() else { break }
         }
-        return Response(status: status, headers: headers, body: body)
+        let body = Data(buffer[bodyStart...])
+        return Response(status: status, headers: headers, body: length.map { Data(body.prefix($0)) } ?? body)
     }
 
     /// The request head: request line, Host, Connection: close, Content-Length and `headers`.
