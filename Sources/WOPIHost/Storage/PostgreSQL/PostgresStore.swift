@@ -50,14 +50,24 @@ public final class PostgresStore: WOPIStore {
             if error is StoreSchemaError { throw error }
             throw PostgresStoreError.migrationFailed(url, reason: Self.reason(error))
         }
-        return PostgresStore(client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger), logger: logger)
+        let store = PostgresStore(client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger), logger: logger)
+        await store.started.first { _ in true }
+        return store
     }
+
+    /// Finishes when the runner task is about to enter `run()`, so no query is leased before the pool runs.
+    private let started: AsyncStream<Void>
 
     private init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
+        let (started, continuation) = AsyncStream.makeStream(of: Void.self)
+        self.started = started
         // Detached: the pool must outlive the caller's task (and its graceful-shutdown context) until close().
-        runner = Task.detached { await client.run() }
+        runner = Task.detached {
+            continuation.finish()
+            await client.run()
+        }
     }
 
     /// Closes every connection. Queries after this fail.
