@@ -66,6 +66,10 @@ import WOPIValidator
         #expect(proofCases.allSatisfy { $0.status == .passed }, "\(proofCases.map(\.summaryLine))")
         #expect(!report.excludedGroups.contains { $0.name == "ProofKeys" })
         #expect(report.results.count == 123 + 7)
+        // Issue 13: SupportsAddActivities is true, so the AddActivities group runs instead of skipping.
+        let activityCases = report.results.filter { $0.group == "AddActivities" }
+        #expect(activityCases.count == 17, "the AddActivities group runs: \(activityCases.map(\.name))")
+        #expect(activityCases.allSatisfy { $0.status == .passed }, "\(activityCases.map(\.summaryLine))")
     }
 
     /// Runs the CI selection against a host, printing one line per case and the totals, and records
