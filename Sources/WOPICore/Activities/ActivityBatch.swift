@@ -11,9 +11,13 @@ import Foundation
 public struct ActivityBatch: Sendable, Hashable {
     /// The status codes of an ActivityResponse object.
     public enum Status: Int, Sendable, Hashable, Codable {
+        /// `0`: the activity was recorded (or was already).
         case success = 0
+        /// `1`: the host could not record it now; the client may send it again.
         case retryableFailure = 1
+        /// `2`: the host will never record it (a bad shape).
         case permanentFailure = 2
+        /// `3`: the host does not record activities of this type.
         case unknownType = 3
     }
 

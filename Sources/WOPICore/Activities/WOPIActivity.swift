@@ -13,7 +13,12 @@ public struct WOPIActivity: Sendable, Hashable, Codable {
 
     /// What happened to the content (common_content_data.rst, `ContentAction`).
     public enum ContentAction: String, Sendable, Hashable, Codable, CaseIterable {
-        case created, updated, deleted
+        /// The content was added.
+        case created
+        /// The content was changed.
+        case updated
+        /// The content was removed.
+        case deleted
     }
 
     /// A person involved in the activity (person_object.rst). Every field is optional.
