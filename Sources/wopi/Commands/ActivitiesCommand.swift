@@ -19,14 +19,13 @@ struct ActivitiesCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the activities that mention a user as a JSON array, oldest first.",
-            discussion: #"""
-                Each element: {"id": "<activity UUID>", "type": "comment" | "mention", "file": "<file id>",
-                "file_name": "Budget.xlsx", "author": "<user name>", "received": "2026-11-23T19:00:00Z",
-                "timestamp": "<as Office sent it>", "content_id": "…", "content_action": "created" | "updated" | "deleted",
-                "navigation_id": "…", "comment_text": "…", "is_reply": true, "mentioned": ["<user name>", …],
-                "people": [{"name": …, "id": …, "provider": …, "mentioned": true, …}]}. Members Office did not send are left out.
+            discussion: """
+                Each element has id (the activity's UUID), type (comment or mention), file, file_name, author (who sent it), \
+                received (when the host got it), content_id, content_action (created, updated or deleted), mentioned (the \
+                mentioned users' names) and people (everyone Office named, with name, id, provider, mentioned, in_thread, \
+                replied_to), plus timestamp, navigation_id, comment_text and is_reply when Office sent them. \
                 An unknown user is invalid input (exit 2).
-                """#
+                """
         )
         @Option(help: ArgumentHelp("The user whose mentions to list (sign-in name).", valueName: "name")) var user: String
         @OptionGroup var dataOptions: DataOptions
