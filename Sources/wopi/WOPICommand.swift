@@ -29,6 +29,9 @@ struct WOPICommand: AsyncParsableCommand {
             // BEGIN operations (issue 11)
             LocksCommand.self, ConfigCommand.self,
             // END operations
+            // BEGIN issue 13: AddActivities records
+            ActivitiesCommand.self,
+            // END issue 13
         ]
     )
 

@@ -7,6 +7,11 @@ import Foundation
 /// docs/rest/src/files/Lock.rst, RefreshLock.rst, Unlock.rst, UnlockAndRelock.rst, PutFile.rst:
 /// locks are not tied to a user, expire after 30 minutes, and every refusal reports the current
 /// lock (the empty string when there is none) so the host can send it as `X-WOPI-Lock` with 409.
+///
+/// Locks are compared with ``WOPILock/matches(_:)``: exactly, except that two JSON-shaped Office locks
+/// match when they name the same session. A granted Lock, RefreshLock or UnlockAndRelock stores the
+/// lock the client just sent, so the stored value (echoed in `X-WOPI-Lock` on a later 409 and by
+/// GetLock) is always the client's latest; PutFile and other writes leave the stored lock unchanged.
 public enum LockRules {
     /// How long a lock lasts without a refresh (Lock.rst: "30 minutes").
     public static let lifetime: TimeInterval = 30 * 60
@@ -44,25 +49,25 @@ public enum LockRules {
         switch request {
         case .lock(let lock):
             guard let held else { return .granted(newState: fresh(lock)) }
-            return held.lock == lock ? .granted(newState: fresh(lock)) : mismatch("File is locked by another client")
+            return held.lock.matches(lock) ? .granted(newState: fresh(lock)) : mismatch("File is locked by another client")
         case .refresh(let lock):
             guard let held else { return mismatch("File is not locked") }
-            return held.lock == lock ? .granted(newState: fresh(lock)) : mismatch("Lock mismatch")
+            return held.lock.matches(lock) ? .granted(newState: fresh(lock)) : mismatch("Lock mismatch")
         case .unlock(let lock):
             guard let held else { return mismatch("File is not locked") }
-            return held.lock == lock ? .granted(newState: nil) : mismatch("Lock mismatch")
+            return held.lock.matches(lock) ? .granted(newState: nil) : mismatch("Lock mismatch")
         case .unlockAndRelock(let old, let new):
             guard let held else { return mismatch("File is not locked") }
-            return held.lock == old ? .granted(newState: fresh(new)) : mismatch("Lock mismatch")
+            return held.lock.matches(old) ? .granted(newState: fresh(new)) : mismatch("Lock mismatch")
         case .putFile(let lock, let currentSize):
             if let held {
-                return held.lock == lock ? .granted(newState: held) : mismatch(lock == nil ? "File is locked" : "Lock mismatch")
+                return lock.map(held.lock.matches) == true ? .granted(newState: held) : mismatch(lock == nil ? "File is locked" : "Lock mismatch")
             }
             // PutFile.rst: an unlocked file may be written only when it is 0 bytes (a new file).
             return currentSize == 0 ? .granted(newState: nil) : mismatch("File is not locked")
         case .modify(let lock):
             guard let held else { return .granted(newState: nil) }
-            return held.lock == lock ? .granted(newState: held) : mismatch("File is locked")
+            return lock.map(held.lock.matches) == true ? .granted(newState: held) : mismatch("File is locked")
         }
     }
 }

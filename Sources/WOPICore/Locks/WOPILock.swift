@@ -25,4 +25,30 @@ public struct WOPILock: Sendable, Hashable, CustomStringConvertible {
 
     /// The lock string.
     public var description: String { value }
+
+    /// The session a JSON-shaped lock names, or `nil` for any other lock.
+    ///
+    /// Office for the web and Office Online Server send lock ids that are JSON objects, such as
+    /// `{"S":"<session id>","F":0,"E":2,"M":"…","P":"…"}`, and change the fields other than `S` during
+    /// one editing session. A lock is JSON-shaped when it parses as a JSON object whose `S` member
+    /// is a non-empty string.
+    public var sessionID: String? {
+        guard value.first == "{", value.last == "}",
+              let object = try? JSONSerialization.jsonObject(with: Data(value.utf8)) as? [String: Any],
+              let session = object["S"] as? String, !session.isEmpty
+        else { return nil }
+        return session
+    }
+
+    /// Whether `other` identifies the same lock as this one.
+    ///
+    /// Two locks match when they are byte for byte equal, or when both are JSON-shaped and name the same
+    /// session (``sessionID``), whatever their other fields say: that is how Office's JSON lock ids
+    /// must be compared, and how peer hosts (cs3org/wopiserver, ownCloud, WopiHost) compare them. A plain
+    /// lock never matches a JSON-shaped one, and plain locks compare exactly, as Lock.rst requires.
+    public func matches(_ other: WOPILock) -> Bool {
+        if value == other.value { return true }
+        guard let mine = sessionID, let theirs = other.sessionID else { return false }
+        return mine == theirs
+    }
 }

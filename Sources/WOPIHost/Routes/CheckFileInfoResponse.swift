@@ -42,6 +42,7 @@ struct CheckFileInfoResponse: Encodable {
     var supportsContainers = true
     var supportsEcosystem = true
     var supportsUserInfo = true
+    var supportsAddActivities = true // issue 13: AddActivities records comments and mentions
     var supportedShareUrlTypes = ShareURLType.allCases.map(\.rawValue)
 
     // Breadcrumbs

@@ -15,10 +15,11 @@ struct FilesController<Context: RequestContext>: Sendable {
         group.post("files/:id", use: override)
         group.get("files/:id/ancestry", use: enumerateAncestors)
         group.get("files/:id/ecosystem_pointer", use: getEcosystem)
+        group.post("files/:id/activities", use: addActivities) // issue 13: AddActivities.rst's own path
     }
 
     /// The file a request names and its authorized user.
-    private func resolve(_ request: Request, _ context: Context) async throws -> (FileRecord, UserRecord, AccessTokenClaims) {
+    func resolve(_ request: Request, _ context: Context) async throws -> (FileRecord, UserRecord, AccessTokenClaims) {
         guard let id = ResourceID(context.parameters.get("id") ?? "") else { throw WOPIError.notFound("no such file id") }
         let (claims, user) = try await backend.authorize(request, .file(id))
         return (try await backend.file(id, for: user), user, claims)
@@ -150,6 +151,8 @@ struct FilesController<Context: RequestContext>: Sendable {
             return Response(status: .ok)
         case "GET_SHARE_URL":
             return try shareURL(request, claims: claims, item: file.id, isContainer: false)
+        case "ADD_ACTIVITIES": // issue 13
+            return try await addActivities(file, user, request)
         default:
             throw WOPIError.notImplemented("unknown X-WOPI-Override '\(operation.prefix(64))'")
         }

@@ -118,6 +118,24 @@ public protocol WOPIStore: Sendable {
     func checkReadiness() async throws
     // END operations
 
+    // BEGIN activities (issue 13): AddActivities records.
+
+    /// Records one AddActivities activity (``ActivityRecord``) with the users it mentions, in one atomic step.
+    ///
+    /// Activities are keyed by file and activity id (stored lower case, so UUIDs compare case-insensitively).
+    /// Recording a key that is already stored changes nothing and returns `false` (a client retrying a
+    /// batch must not duplicate it); otherwise the activity and its mentions are stored and `true` is
+    /// returned. Throws ``WOPIStoreError/notFound`` and stores nothing when the file, the actor or a
+    /// mentioned user does not exist. Activities go with their file when it is deleted, and with the
+    /// actor or a mentioned user when that user is removed (``removeUser(id:)``).
+    func recordActivity(_ activity: ActivityRecord) async throws -> Bool
+
+    /// Every recorded activity that mentions `userID` (one of its ``ActivityRecord/mentionedUserIDs``),
+    /// oldest first: by ``ActivityRecord/receivedAt``, then file id, then activity id. Each record carries
+    /// all its mentioned users, not only `userID`. An unknown user has none.
+    func activities(mentioning userID: ResourceID) async throws -> [ActivityRecord]
+    // END activities
+
     // MARK: Secrets
 
     /// A host-wide secret, created with `make` the first time it is asked for and shared by every

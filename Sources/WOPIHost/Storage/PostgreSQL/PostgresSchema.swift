@@ -123,6 +123,31 @@ enum PostgresSchema {
             "CREATE INDEX files_blob ON files (blob_key)",
             "CREATE INDEX files_lock_expiry ON files (lock_expires_at) WHERE lock_value IS NOT NULL",
         ]),
+        // AddActivities (issue 13), as SQLite's v4-activities.
+        Migration(version: 3, name: "activities", sql: [
+            """
+            CREATE TABLE activities (
+                file_id text NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+                activity_id text NOT NULL,
+                kind text NOT NULL,
+                actor_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                received_at double precision NOT NULL,
+                activity_json text NOT NULL,
+                PRIMARY KEY (file_id, activity_id)
+            )
+            """,
+            "CREATE INDEX activities_actor ON activities (actor_id)",
+            """
+            CREATE TABLE activity_mentions (
+                file_id text NOT NULL,
+                activity_id text NOT NULL,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                PRIMARY KEY (file_id, activity_id, user_id),
+                FOREIGN KEY (file_id, activity_id) REFERENCES activities (file_id, activity_id) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX activity_mentions_user ON activity_mentions (user_id)",
+        ]),
     ]
 
     /// The newest version this binary knows.

@@ -100,6 +100,30 @@ enum SQLiteSchema {
                 CREATE INDEX files_lock_expiry ON files(lock_expires_at) WHERE lock_value IS NOT NULL;
                 """)
         }
+        // AddActivities (issue 13): one row per activity and file, the activity itself as JSON, and the users
+        // it mentions; all go with their file, author or mentioned user.
+        migrator.registerMigration("v4-activities") { db in
+            try db.execute(sql: """
+                CREATE TABLE activities (
+                    file_id TEXT NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+                    activity_id TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    actor_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    received_at REAL NOT NULL,
+                    activity_json TEXT NOT NULL,
+                    PRIMARY KEY (file_id, activity_id)
+                );
+                CREATE INDEX activities_actor ON activities(actor_id);
+                CREATE TABLE activity_mentions (
+                    file_id TEXT NOT NULL,
+                    activity_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    PRIMARY KEY (file_id, activity_id, user_id),
+                    FOREIGN KEY (file_id, activity_id) REFERENCES activities(file_id, activity_id) ON DELETE CASCADE
+                );
+                CREATE INDEX activity_mentions_user ON activity_mentions(user_id);
+                """)
+        }
         return migrator
     }
 }
