@@ -9,11 +9,14 @@ struct WOPICommand: AsyncParsableCommand {
         abstract: "Open documents from your storage app in Office for iOS, and host them over WOPI.",
         discussion: """
             Office URIs:      link, parse, doctor
-            The WOPI host:    serve, users, files, token
+            The WOPI host:    serve, users, files, token, activities
             Sign-in:          app-signin
             Office simulator: simulate
-            Checks:           validate, proof
+            Checks:           validate, proof, check-host, onboarding
             Operations:       locks, config (and files history, files restore)
+
+            Storage: --data DIR (SQLite and bodies), or --database postgres://… (WOPI_DATABASE_URL) with \
+            --blobs DIR for several hosts; every host and admin command takes the same options.
 
             Exit codes: 0 success, 1 a failure or findings, 2 invalid input (one line on stderr).
             """,
@@ -23,15 +26,9 @@ struct WOPICommand: AsyncParsableCommand {
             ServeCommand.self, UsersCommand.self, FilesCommand.self, TokenCommand.self,
             AppSigninCommand.self,
             SimulateCommand.self,
-            ValidateCommand.self, ProofCommand.self,
-            // Issue 12: readiness of any WOPI host for Office for iOS, and Microsoft's onboarding form.
-            CheckHostCommand.self, OnboardingCommand.self,
-            // BEGIN operations (issue 11)
-            LocksCommand.self, ConfigCommand.self,
-            // END operations
-            // BEGIN issue 13: AddActivities records
             ActivitiesCommand.self,
-            // END issue 13
+            ValidateCommand.self, ProofCommand.self, CheckHostCommand.self, OnboardingCommand.self,
+            LocksCommand.self, ConfigCommand.self,
         ]
     )
 
