@@ -30,9 +30,11 @@ public enum WOPIHostApplication {
         ContainersController(backend: backend).addRoutes(to: wopi)
         EcosystemController(backend: backend).addRoutes(to: wopi)
         // Sign-in (OAuth 2.0 server, bootstrapper, app-to-app) when the configuration has an Office registration.
-        AuthorizationServer(backend: backend)?.addRoutes(to: router)
+        // One throttle and password checker for every password form of this host.
+        let signIn = SignInGuard(policy: backend.configuration.authorizationPolicy)
+        AuthorizationServer(backend: backend, sharing: signIn)?.addRoutes(to: router)
         // Web front (issue 14): the file browser at `/` for the provider's users.
-        WebFrontController(backend: backend).addRoutes(to: router)
+        WebFrontController(backend: backend, sharing: signIn).addRoutes(to: router)
         return router
     }
 

@@ -27,6 +27,26 @@ import WOPICore
         }
     }
 
+    @Test("wrong passwords on the web front count on the OAuth sign-in page: one throttle per host")
+    func theWebFrontAndTheOAuthPageShareOneThrottle() async throws {
+        let fixture = try await SignInFixture.make(policy: AuthorizationPolicy(maximumFailedSignIns: 3, failureWindow: 600))
+        try await fixture.serve { http in
+            let home = try await http.get("/")
+            let cookie = try #require(home.headers[values: .setCookie].first { $0.hasPrefix("wopi_web_csrf=") }?.split(separator: ";").first.map(String.init))
+            let marker = try #require(home.body.range(of: "name=\"csrf\" value=\""), "the web sign-in form has a CSRF field")
+            let csrf = String(home.body[marker.upperBound...].prefix { $0 != "\"" })
+            var headers = HTTPFields()
+            headers[.cookie] = cookie
+            for _ in 0..<3 {
+                let reply = try await http.post("/signin", form: [("csrf", csrf), ("username", "alice"), ("password", "wrong-password")], headers: headers)
+                #expect(reply.status == .unauthorized)
+            }
+            let page = try await http.get(HTTPSession.officeAuthorizeURI())
+            let limited = try await http.submit(page, cookie: page.cookie, [("username", "alice"), ("password", SignInFixture.alicePassword)])
+            #expect(limited.status == .tooManyRequests, "the OAuth page must see the web front's failures")
+        }
+    }
+
     @Test func repeatedWrongPasswordsAreThrottled() async throws {
         let fixture = try await SignInFixture.make(policy: AuthorizationPolicy(maximumFailedSignIns: 3, failureWindow: 600))
         try await fixture.serve { http in

@@ -27,7 +27,7 @@ public struct AuthorizationServer: Sendable {
 
     let clients: [OAuthClient]
     let throttle: SignInThrottle
-    let passwords = PasswordChecker()
+    let passwords: PasswordChecker
     /// Verified against when a sign-in name is unknown, so that a wrong name costs as much time as a wrong password.
     let decoyPasswordHash: PasswordHash
 
@@ -36,20 +36,31 @@ public struct AuthorizationServer: Sendable {
     /// Returns `nil` when the configuration has no ``WOPIHostConfiguration/officeRegistration``
     /// or the backend's store does not also conform to ``AuthorizationStore``.
     public init?(backend: WOPIBackend) {
+        self.init(backend: backend, sharing: SignInGuard(policy: backend.configuration.authorizationPolicy))
+    }
+
+    /// The same, with the throttle and password checker the host's other sign-in forms use.
+    init?(backend: WOPIBackend, sharing signIn: SignInGuard) {
         guard let registration = backend.configuration.officeRegistration,
               let store = backend.store as? any AuthorizationStore else { return nil }
-        self.init(backend: backend, store: store, registration: registration, policy: backend.configuration.authorizationPolicy)
+        self.init(backend: backend, store: store, registration: registration, policy: backend.configuration.authorizationPolicy, signIn: signIn)
     }
 
     /// Creates the server with an explicit store, registration and policy.
     public init(backend: WOPIBackend, store: any AuthorizationStore, registration: OfficeRegistration, policy: AuthorizationPolicy = .init()) {
+        self.init(backend: backend, store: store, registration: registration, policy: policy, signIn: SignInGuard(policy: policy))
+    }
+
+    private init(backend: WOPIBackend, store: any AuthorizationStore, registration: OfficeRegistration, policy: AuthorizationPolicy,
+                 signIn: SignInGuard) {
         self.backend = backend
         self.store = store
         self.registration = registration
         self.policy = policy
         self.clients = OAuthClient.clients(for: registration)
-        self.throttle = SignInThrottle(policy: policy)
-        self.decoyPasswordHash = (try? PasswordHash(hashing: Base64URL.randomToken())) ?? .unusable
+        self.throttle = signIn.throttle
+        self.passwords = signIn.passwords
+        self.decoyPasswordHash = signIn.decoyPasswordHash
     }
 
     /// Adds every sign-in route to `router`.

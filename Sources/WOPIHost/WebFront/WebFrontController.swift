@@ -13,14 +13,14 @@ import WOPICore
 /// - `GET /files/<id>/download`; `POST /files/<id>/rename|delete|share`.
 /// - `GET /assets/upload.js`, `GET /assets/icon.svg`.
 ///
-/// Signing in checks the same accounts, with the same ``SignInThrottle`` rules and the same
+/// Signing in checks the same accounts against the same ``SignInThrottle`` counts and the same
 /// password checker as `/oauth2/authorize`, and sets an HMAC-signed session cookie
 /// (``WebSession``). Every form carries the session's CSRF token; each change answers with
 /// `303 See Other` back to the folder (post/redirect/get), or with the folder page and an alert.
 struct WebFrontController<Context: RequestContext>: Sendable {
     let backend: WOPIBackend
     let throttle: SignInThrottle
-    let passwords = PasswordChecker()
+    let passwords: PasswordChecker
     /// Verified against when a sign-in name is unknown, so a wrong name costs as much time as a wrong password.
     let decoyPasswordHash: PasswordHash
 
@@ -29,10 +29,12 @@ struct WebFrontController<Context: RequestContext>: Sendable {
     /// The language chosen with the switch.
     static var languageCookie: String { "wopi_lang" }
 
-    init(backend: WOPIBackend) {
+    /// A controller whose sign-in shares `signIn` (throttle, password checker) with the OAuth pages.
+    init(backend: WOPIBackend, sharing signIn: SignInGuard) {
         self.backend = backend
-        self.throttle = SignInThrottle(policy: backend.configuration.authorizationPolicy)
-        self.decoyPasswordHash = (try? PasswordHash(hashing: Base64URL.randomToken())) ?? .unusable
+        self.throttle = signIn.throttle
+        self.passwords = signIn.passwords
+        self.decoyPasswordHash = signIn.decoyPasswordHash
     }
 
     func addRoutes(to router: Router<Context>) {
