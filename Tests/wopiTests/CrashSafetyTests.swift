@@ -293,17 +293,7 @@ private final class KillableServer: @unchecked Sendable {
     /// Whether the server has a file open under `folder` (the staged upload). The blob store may stage
     /// through an unnamed temporary file (O_TMPFILE), invisible in a listing, so this reads the
     /// process's open descriptors; where /proc does not exist it answers from the folder listing.
-    func isWriting(under folder: URL) -> Bool {
-        let descriptors = "/proc/\(process.processIdentifier)/fd"
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: descriptors) else {
-            return !((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).isEmpty
-        }
-        let prefix = folder.resolvingSymlinksInPath().path + "/"
-        return entries.contains { entry in
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\(entry)")) ?? ""
-            return target.hasPrefix(prefix) || target.hasPrefix(folder.path + "/")
-        }
-    }
+    func isWriting(under folder: URL) -> Bool { WopiServer.isWriting(pid: process.processIdentifier, under: folder) }
     var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
 
     /// SIGKILL to the server's PID, then reaps it. Safe to call more than once.

@@ -106,7 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
         signInSetup.report(publicURL: base, logger: logger)
         // END Office sign-in
         logger.notice("WOPI host listening", metadata: ["url": "\(base.absoluteString)", "blobs": "\(folder.blobs.folder.path)",
-                                                       "store": "\(dataOptions.database != nil || ProcessInfo.processInfo.environment[DataOptions.databaseVariable] != nil ? "postgresql" : "sqlite")"])
+                                                       "store": "\(dataOptions.usesDatabase ? "postgresql" : "sqlite")"])
         let proofKeys = try await proofKeyOptions.loadCache(logger: logger)
         if proofKeys != nil { logger.notice("checking WOPI proof keys", metadata: ["discovery": "\(proofKeyOptions.discovery ?? "")"]) }
         let app = WOPIHostApplication.make(backend: backend, proofKeys: proofKeys, host: host, port: port,
@@ -117,7 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func printWelcome(_ demo: DemoProvisioning.DemoAccount, backend: WOPIBackend) {
-        let storageOptions = dataOptions.database != nil ? "--database '…'" : "--data \(dataOptions.data)"
+        let storageOptions = dataOptions.usesDatabase ? "--database '…'" : "--data \(dataOptions.data)"
         var lines = [
             "Created the demo user on this new data folder:",
             "  user: \(demo.user.name)   password: \(demo.password)   (shown once; stored hashed)",

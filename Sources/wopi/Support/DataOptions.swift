@@ -36,6 +36,9 @@ struct DataOptions: ParsableArguments {
         }
     }
 
+    /// Whether the storage is PostgreSQL (`--database` or `WOPI_DATABASE_URL`) rather than SQLite in `--data`.
+    var usesDatabase: Bool { ((try? databaseURL()) ?? nil) != nil }
+
     /// Opens the storage, reporting a failure as one line: a bad or unreachable database is invalid input (exit 2).
     func open(logger: Logger = Logger(label: "wopi.storage")) async throws -> HostStorage {
         let url = try databaseURL()

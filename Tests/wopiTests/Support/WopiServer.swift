@@ -98,8 +98,12 @@ final class WopiServer: @unchecked Sendable {
 
     /// Whether the server has a file open under `folder` (an upload being staged). The blob store may stage
     /// through an unnamed temporary file (O_TMPFILE), invisible in a listing, so this reads /proc's descriptors.
-    func isWriting(under folder: URL) -> Bool {
-        let descriptors = "/proc/\(process.processIdentifier)/fd"
+    func isWriting(under folder: URL) -> Bool { Self.isWriting(pid: process.processIdentifier, under: folder) }
+
+    /// Whether process `pid` has a file open under `folder`, from /proc's descriptors (a listing of the
+    /// folder where /proc does not exist).
+    static func isWriting(pid: Int32, under folder: URL) -> Bool {
+        let descriptors = "/proc/\(pid)/fd"
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: descriptors) else {
             return !((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).isEmpty
         }
