@@ -189,7 +189,7 @@ public final class PostgresTestServer: Sendable {
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let data = PipeReader.readToEnd(output.fileHandleForReading)
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0 else {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -208,7 +209,7 @@ struct CrashSafetyTests {
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        let output = PipeReader.readToEnd(pipe.fileHandleForReading)
         process.waitUntilExit()
         let hex = String(decoding: output, as: UTF8.self).prefix(64)
         var digest = Data()

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Stands in for the provider's app with a command line: the command is run through `/bin/sh -c`
 /// with the request URL appended as its last argument (single-quoted, so `&` and `|` stay literal),
@@ -41,6 +46,23 @@ public struct ShellAppSignInLauncher: AppSignInLauncher {
         return try outcome.get()
     }
 
+    /// Everything a pipe delivers until end of file. Foundation's `readDataToEndOfFile()` traps when a
+    /// signal (the child's SIGCHLD among them) interrupts `read`; this loop retries instead.
+    private static func readToEnd(_ handle: FileHandle) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data.append(contentsOf: buffer[0..<count])
+            } else if count < 0, errno == EINTR {
+                continue
+            } else {
+                return data
+            }
+        }
+    }
+
     /// Runs `line` synchronously on the calling (background) thread.
     private static func run(_ line: String, timeout: Double) -> Result<String, AppSignInLaunchError> {
         let process = Process()
@@ -55,7 +77,7 @@ public struct ShellAppSignInLauncher: AppSignInLauncher {
         for (pipe, isOut) in [(out, true), (err, false)] {
             group.enter()
             DispatchQueue.global().async {
-                output.set(pipe.fileHandleForReading.readDataToEndOfFile(), isOut: isOut)
+                output.set(Self.readToEnd(pipe.fileHandleForReading), isOut: isOut)
                 group.leave()
             }
         }

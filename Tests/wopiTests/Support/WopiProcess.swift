@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `wopi` executable the way a user would, for CLI contract tests.
 ///
@@ -71,7 +72,7 @@ struct WopiProcess {
         for (pipe, isOut) in [(out, true), (err, false)] {
             group.enter()
             DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                let data = PipeReader.readToEnd(pipe.fileHandleForReading)
                 collector.set(data, isOut: isOut)
                 group.leave()
             }
