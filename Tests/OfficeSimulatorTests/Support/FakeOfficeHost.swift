@@ -359,8 +359,9 @@ struct FakeOfficeHost {
         """
     }
 
+    /// Keys sorted, so every answer is the same bytes from run to run (failure excerpts show a fixed prefix).
     static func json(_ object: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8)
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         var response = Response(status: status, body: .init(byteBuffer: ByteBuffer(bytes: data)))
         response.headers[.contentType] = "application/json; charset=utf-8"
         return response
