@@ -39,11 +39,12 @@ public struct WOPIBackend: Sendable {
         return (tokens.issue(claims), claims)
     }
 
-    /// A read-only share link to a file or container, valid for the configured share-link lifetime.
-    public func shareLink(user: ResourceID, item id: ResourceID, isContainer: Bool, notAfter: Date? = nil) -> String {
+    /// A share link to a file or container, read-only unless `readWrite`, valid for the configured share-link lifetime.
+    public func shareLink(user: ResourceID, item id: ResourceID, isContainer: Bool, readWrite: Bool = false, notAfter: Date? = nil) -> String {
         var expiry = configuration.now().addingTimeInterval(configuration.shareLinkLifetime)
         if let notAfter, notAfter < expiry { expiry = notAfter }
-        let token = tokens.issue(AccessTokenClaims(userID: user, resource: .shareLink(id, isContainer: isContainer), expiresAt: expiry))
+        let resource = WOPIResource.shareLink(id, isContainer: isContainer, readWrite: readWrite)
+        let token = tokens.issue(AccessTokenClaims(userID: user, resource: resource, expiresAt: expiry))
         return "\(configuration.publicURL.absoluteString)/share/\(token)"
     }
 
@@ -82,33 +83,45 @@ public struct WOPIBackend: Sendable {
     ///
     /// 401 for a missing, malformed, forged, expired or wrong-resource token and for a removed user.
     func authorize(_ request: Request, _ resource: WOPIResource) async throws -> (claims: AccessTokenClaims, user: UserRecord) {
+        let claims = try verifyToken(request, resource)
+        guard let user = try await store.user(id: claims.userID) else { throw refuseToken(reason: "unknown_user", "the token's user no longer exists") }
+        scope(user: user, resource: resource)
+        return (claims, user)
+    }
+
+    /// Checks the request's `access_token` for `resource` without touching the store; 401 when it does not verify.
+    func verifyToken(_ request: Request, _ resource: WOPIResource) throws -> AccessTokenClaims {
         guard let token = request.uri.queryParameters.get("access_token"), !token.isEmpty else {
             throw refuseToken(reason: "missing", "missing access_token")
         }
-        let claims: AccessTokenClaims
         do {
-            claims = try tokens.verify(token, for: resource, now: configuration.now())
+            return try tokens.verify(token, for: resource, now: configuration.now())
         } catch {
             throw refuseToken(reason: Self.reasonLabel(error), error.description)
         }
-        guard let user = try await store.user(id: claims.userID) else { throw refuseToken(reason: "unknown_user", "the token's user no longer exists") }
-        // BEGIN operations (issue 11): audit events of this request carry its user and item.
+    }
+
+    /// The 401 for a token whose user was removed.
+    func unknownTokenUser() -> WOPIError {
+        refuseToken(reason: "unknown_user", "the token's user no longer exists")
+    }
+
+    /// Tags the audit events of this request with its user and item (issue 11).
+    func scope(user: UserRecord, resource: WOPIResource) {
         RequestScope.current?.user = user.name
         switch resource {
         case .file(let id), .container(let id): RequestScope.current?.file = id.rawValue
         default: break
         }
-        // END operations
-        return (claims, user)
     }
 
-    /// The file, if it exists and `user` may open it (only owners may, in this host).
+    /// The file, if it exists and `user` owns it: the web front manages a user's own files.
     func file(_ id: ResourceID, for user: UserRecord) async throws -> FileRecord {
         guard let file = try await store.file(id: id), file.ownerID == user.id else { throw WOPIError.notFound("file not found") }
         return file
     }
 
-    /// The container, if it exists and `user` may open it.
+    /// The container, if it exists and `user` owns it.
     func container(_ id: ResourceID, for user: UserRecord) async throws -> ContainerRecord {
         guard let container = try await store.container(id: id), container.ownerID == user.id else {
             throw WOPIError.notFound("container not found")

@@ -26,7 +26,7 @@ struct WOPICommand: AsyncParsableCommand {
             ServeCommand.self, UsersCommand.self, FilesCommand.self, TokenCommand.self,
             AppSigninCommand.self,
             SimulateCommand.self,
-            ActivitiesCommand.self,
+            ActivitiesCommand.self, SharesCommand.self,
             ValidateCommand.self, ProofCommand.self, CheckHostCommand.self, OnboardingCommand.self,
             LocksCommand.self, ConfigCommand.self,
         ]

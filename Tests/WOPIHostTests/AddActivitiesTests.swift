@@ -24,6 +24,8 @@ struct AddActivitiesTests {
         try await TestHost.run { host in
             let doc = try await host.document()
             let bob = try await host.makeUser("bob")
+            // A mention reaches only someone who may open the document (issue 13).
+            _ = try await host.folder.store.share(doc.file.id, kind: .file, with: bob.id, role: .viewer, now: host.clock.now())
             #expect(try await host.checkFileInfo(doc.id, token: doc.token).json()["SupportsAddActivities"]?.bool == true)
 
             let body = batch([
@@ -63,6 +65,22 @@ struct AddActivitiesTests {
             headers = [("X-WOPI-Override", "PUT")]
             expectStatus(try await host.send(.POST, TestHost.filePath(doc.id) + "/activities", token: doc.token, headers: headers,
                                              body: .bytes(ByteBuffer(bytes: body))), 400)
+        }
+    }
+
+    @Test("A mention of a user who may not open the document is kept in the activity but reaches nobody")
+    func mentionsNeedAccess() async throws {
+        try await TestHost.run { host in
+            let doc = try await host.document()
+            let mallory = try await host.makeUser("mallory")
+            let response = try await host.override(TestHost.filePath(doc.id), "ADD_ACTIVITIES", token: doc.token,
+                                                   body: batch(comment("00000009-0000-0000-0000-000000000000", mentioning: mallory.id.rawValue)))
+            #expect(try response.json()["ActivityResponses"]?.array?.first?["Status"]?.int == 0)
+            #expect(try await host.backend.store.activities(mentioning: mallory.id).isEmpty, "the comment must not leak to mallory")
+            _ = try await host.folder.store.share(doc.file.id, kind: .file, with: mallory.id, role: .viewer, now: host.clock.now())
+            _ = try await host.override(TestHost.filePath(doc.id), "ADD_ACTIVITIES", token: doc.token,
+                                        body: batch(comment("0000000a-0000-0000-0000-000000000000", mentioning: mallory.id.rawValue)))
+            #expect(try await host.backend.store.activities(mentioning: mallory.id).map(\.activity.id) == ["0000000a-0000-0000-0000-000000000000"])
         }
     }
 

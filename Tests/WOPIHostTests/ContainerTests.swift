@@ -40,7 +40,7 @@ struct ContainerTests {
             #expect(info["UserCanCreateChildFile"]?.bool == true)
             #expect(info["UserCanDelete"]?.bool == false)
             #expect(info["UserCanRename"]?.bool == true)
-            #expect(info["SupportedShareUrlTypes"]?.array?.compactMap(\.string).sorted() == ["ReadOnly"])
+            #expect(info["SupportedShareUrlTypes"]?.array?.compactMap(\.string).sorted() == ["ReadOnly", "ReadWrite"])
 
             let child = try await host.addContainer("Work", in: user.rootContainerID)
             let childInfo = try await host.checkContainerInfo(child.id.rawValue, token: host.token(user, .container(child.id))).json()
@@ -299,7 +299,8 @@ struct ContainerTests {
             let html = String(decoding: page.body, as: UTF8.self)
             #expect(html.contains("Shared.xlsx"), "the folder page lists its files")
             expectStatus(try await host.send(url: url + "/content"), 404, "a folder has no content")
-            expectStatus(try await host.containerShareURL(root, token: rootToken, type: "ReadWrite"), 501)
+            expectStatus(try await host.containerShareURL(root, token: rootToken, type: "ReadWrite"), 200, "issue 13: ReadWrite links")
+            expectStatus(try await host.containerShareURL(root, token: rootToken, type: "Anonymous"), 501)
             let ecosystem = try await host.containerEcosystem(root, token: rootToken)
             expectStatus(ecosystem, 200)
             let ecosystemURL = try #require(try ecosystem.json()["Url"]?.string)

@@ -37,7 +37,7 @@ struct FileOperationTests {
                          "SupportsDeleteFile", "SupportsContainers", "SupportsEcosystem", "SupportsUserInfo"] {
                 #expect(info[flag]?.bool == true, "\(flag) should be true: this host implements every operation it covers")
             }
-            #expect(info["SupportedShareUrlTypes"]?.array?.compactMap(\.string).sorted() == ["ReadOnly"])
+            #expect(info["SupportedShareUrlTypes"]?.array?.compactMap(\.string).sorted() == ["ReadOnly", "ReadWrite"])
             #expect(info["BreadcrumbBrandName"]?.string == "WOPIKit")
             #expect(info["BreadcrumbFolderName"]?.string == "Alice's files")
             #expect(info["UserInfo"] == nil || info["UserInfo"] == .null)
@@ -149,7 +149,7 @@ struct FileOperationTests {
         }
     }
 
-    @Test("GetShareUrl: a ReadOnly link opens a page and downloads the file; it is no WOPI token; 501 for other types")
+    @Test("GetShareUrl: a ReadOnly link opens a page and downloads the file; it is no WOPI token; 501 for unknown types")
     func fileShareURL() async throws {
         try await TestHost.run { host in
             let doc = try await host.document("Q4 & 'plan'.docx", Data("shared bytes".utf8))
@@ -181,7 +181,7 @@ struct FileOperationTests {
             expectStatus(try await host.send(url: bounded), 200)
             host.clock.advance(by: 3601)
             expectStatus(try await host.send(url: bounded), 404)
-            expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: "ReadWrite"), 501)
+            expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: "ReadWrite"), 200, "issue 13: ReadWrite links")
             expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: "Anonymous"), 501)
             expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: nil), 501)
         }

@@ -12,6 +12,9 @@ import Testing
         let added = try WopiProcess.run(["users", "add", "bob", "--password", OperationsCLITests.password, "--data", setup.data.path])
         try #require(added.exitCode == 0, "users add: \(added.stderr)")
         let bobID = try #require(try OperationsCLITests.json(added.stdout)["id"] as? String)
+        // A mention reaches only someone who may open the document (issue 13): share it with bob.
+        let shared = try WopiProcess.run(["shares", "add", setup.fileID, "--with", "bob", "--role", "viewer", "--data", setup.data.path])
+        try #require(shared.exitCode == 0, "shares add: \(shared.stderr)")
 
         let server = try WopiServer.start(data: setup.data)
         defer { server.stop() }

@@ -70,12 +70,11 @@ import WOPIValidator
         let activityCases = report.results.filter { $0.group == "AddActivities" }
         #expect(activityCases.count == 17, "the AddActivities group runs: \(activityCases.map(\.name))")
         #expect(activityCases.allSatisfy { $0.status == .passed }, "\(activityCases.map(\.summaryLine))")
-        // What still skips: 12 cases for hosts without PutRelativeFile or containers (by design) and the 2
-        // ReadWrite share-link cases (sharing is not implemented yet): 116 passed, 0 failed, 14 skipped.
+        // Issue 13: ReadWrite share links run too. What still skips: the 12 cases for hosts without
+        // PutRelativeFile or containers, by design: 118 passed, 0 failed, 12 skipped.
         let skippedGroups = Set(report.results.filter { $0.status == .skipped }.map(\.group))
-        #expect(skippedGroups == ["PutRelativeFileUnsupported", "RenameFileIfCreateChildFileIsNotSupported",
-                                  "GetSharingUrlForFileWithTypeReadWrite", "GetSharingUrlForContainerWithTypeReadWrite"], "\(skippedGroups)")
-        #expect(report.totals.skipped == 14 && report.totals.passed == 116, "\(report.totals.line)")
+        #expect(skippedGroups == ["PutRelativeFileUnsupported", "RenameFileIfCreateChildFileIsNotSupported"], "\(skippedGroups)")
+        #expect(report.totals.skipped == 12 && report.totals.passed == 118, "\(report.totals.line)")
     }
 
     /// Runs the CI selection against a host, printing one line per case and the totals, and records

@@ -48,6 +48,7 @@ public struct WOPIOperation: Sendable, Hashable, CustomStringConvertible {
         case ("files", "GET", nil): return "CheckFileInfo"
         case ("files", "GET", "contents"): return "GetFile"
         case ("files", "POST", "contents"): return "PutFile"
+        case ("files", "POST", "activities"): return "AddActivities"
         case ("files", "GET", "ancestry"), ("containers", "GET", "ancestry"): return "EnumerateAncestors"
         case ("files", "GET", "ecosystem_pointer"), ("containers", "GET", "ecosystem_pointer"): return "GetEcosystem"
         case ("files", "POST", nil): return fileOverride(override, hasOldLock: hasOldLock)
@@ -71,6 +72,7 @@ public struct WOPIOperation: Sendable, Hashable, CustomStringConvertible {
         case "DELETE": "DeleteFile"
         case "PUT_USER_INFO": "PutUserInfo"
         case "GET_SHARE_URL": "GetShareUrl"
+        case "ADD_ACTIVITIES": "AddActivities"
         default: "Unknown"
         }
     }

@@ -10,17 +10,18 @@ public enum WOPIResource: Sendable, Hashable, CustomStringConvertible {
     case container(ResourceID)
     /// The ecosystem endpoint, `/wopi/ecosystem`, for the token's user.
     case ecosystem
-    /// A read-only share link to one file or container (GetShareUrl). Such a token opens the share
-    /// page and nothing else: it is never accepted by a WOPI endpoint.
-    case shareLink(ResourceID, isContainer: Bool)
+    /// A share link to one file or container (GetShareUrl): `ReadOnly`, or `ReadWrite` when `readWrite`
+    /// is true. Such a token opens the share page and nothing else: it is never accepted by a WOPI endpoint.
+    case shareLink(ResourceID, isContainer: Bool, readWrite: Bool = false)
 
-    /// A compact, unambiguous form used inside tokens: `f:<id>`, `c:<id>`, `e`, `sf:<id>` or `sc:<id>`.
+    /// A compact, unambiguous form used inside tokens: `f:<id>`, `c:<id>`, `e`, `sf:<id>`/`sc:<id>` (read-only
+    /// links) or `wf:<id>`/`wc:<id>` (read-write links).
     public var compactForm: String {
         switch self {
         case .file(let id): "f:\(id.rawValue)"
         case .container(let id): "c:\(id.rawValue)"
         case .ecosystem: "e"
-        case .shareLink(let id, let isContainer): "\(isContainer ? "sc" : "sf"):\(id.rawValue)"
+        case .shareLink(let id, let isContainer, let readWrite): "\(readWrite ? "w" : "s")\(isContainer ? "c" : "f"):\(id.rawValue)"
         }
     }
 
@@ -34,6 +35,8 @@ public enum WOPIResource: Sendable, Hashable, CustomStringConvertible {
         case "c": self = .container(id)
         case "sf": self = .shareLink(id, isContainer: false)
         case "sc": self = .shareLink(id, isContainer: true)
+        case "wf": self = .shareLink(id, isContainer: false, readWrite: true)
+        case "wc": self = .shareLink(id, isContainer: true, readWrite: true)
         default: return nil
         }
     }

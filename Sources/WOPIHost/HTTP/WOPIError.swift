@@ -56,6 +56,7 @@ extension WOPIError {
         case .nameTaken(let name): self.init(.conflict, "the name '\(name)' is already taken")
         case .lockConflict(let current, let reason): self = .lockConflict(currentLock: current, reason: reason)
         case .notEmpty: self.init(.conflict, "the container is not empty")
+        case .notAllowed(let reason): self.init(.badRequest, reason)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WOPICore
 
 /// The CheckFileInfo body (docs/rest/src/files/CheckFileInfo.rst).
 ///
@@ -43,7 +44,8 @@ struct CheckFileInfoResponse: Encodable {
     var supportsEcosystem = true
     var supportsUserInfo = true
     var supportsAddActivities = true // issue 13: AddActivities records comments and mentions
-    var supportedShareUrlTypes = ShareURLType.allCases.map(\.rawValue)
+    /// The link types this caller may ask for: `ReadWrite` only for those who may edit.
+    var supportedShareUrlTypes: [String]
 
     // Breadcrumbs
     var breadcrumbBrandName: String
@@ -52,10 +54,11 @@ struct CheckFileInfoResponse: Encodable {
 
 /// The share URL kinds this host hands out (GetShareUrl.rst, `X-WOPI-UrlType`).
 ///
-/// Only read-only links: the host has no per-user sharing permissions, so a `ReadWrite` link
-/// could not give anyone but the owner write access, and advertising it would be a false flag.
+/// A `ReadOnly` link shows the item to anyone who has it; a `ReadWrite` link lets a signed-in user
+/// who opens it add the item to their "Shared with me" as an editor (``ShareController``).
 enum ShareURLType: String, CaseIterable {
     case readOnly = "ReadOnly"
+    case readWrite = "ReadWrite"
 }
 
 /// A `{Name, Url}` pair: a child container, an ancestor, or a container pointer.
@@ -84,16 +87,22 @@ struct ContainerInfo: Encodable {
     var isAnonymousUser = false
     var isEduUser = ContainerInfo.isEduUser
     var licenseCheckForEditIsEnabled = ContainerInfo.licenseCheckForEditIsEnabled
-    var userCanCreateChildContainer = true
-    var userCanCreateChildFile = true
+    var userCanCreateChildContainer: Bool
+    var userCanCreateChildFile: Bool
     var userCanDelete: Bool
-    var userCanRename = true
-    var supportedShareUrlTypes = ShareURLType.allCases.map(\.rawValue)
+    var userCanRename: Bool
+    var supportedShareUrlTypes: [String]
 
-    /// The info of `container`. A user's root cannot be deleted (every file must keep a home), but it can be renamed.
-    init(_ container: ContainerRecord) {
+    /// The info of `container` for a caller with `role` (``AccessRules``). A user's root cannot be deleted
+    /// (every file must keep a home), but it can be renamed; "Shared with me" can be neither, nor shared.
+    init(_ container: ContainerRecord, role: AccessRole = .owner, isSharedWithMe: Bool = false) {
         name = container.name
-        userCanDelete = container.parentID != nil
+        let canChange = role >= .editor && !isSharedWithMe
+        userCanCreateChildContainer = canChange
+        userCanCreateChildFile = canChange
+        userCanRename = canChange
+        userCanDelete = role == .owner && container.parentID != nil && !isSharedWithMe
+        supportedShareUrlTypes = isSharedWithMe ? [] : AccessRules.shareURLTypes(for: role)
     }
 }
 

@@ -14,48 +14,75 @@ struct ContainersController<Context: RequestContext>: Sendable {
         group.post("containers/:id", use: override)
     }
 
-    private func resolve(_ request: Request, _ context: Context) async throws -> (ContainerRecord, AccessTokenClaims) {
+    /// The container a request names, its caller and their role: one token check and one store read.
+    private func resolve(_ request: Request, _ context: Context) async throws -> AuthorizedContainer {
         guard let id = ResourceID(context.parameters.get("id") ?? "") else { throw WOPIError.notFound("no such container id") }
-        let (claims, user) = try await backend.authorize(request, .container(id))
-        return (try await backend.container(id, for: user), claims)
+        return try await backend.authorizeContainer(request, id)
     }
 
-
     @Sendable func checkContainerInfo(_ request: Request, context: Context) async throws -> Response {
-        let (container, _) = try await resolve(request, context)
-        return try WOPIJSON.response(ContainerInfo(container))
+        let access = try await resolve(request, context)
+        return try WOPIJSON.response(ContainerInfo(access.container, role: access.role, isSharedWithMe: access.isSharedWithMe))
     }
 
     @Sendable func enumerateChildren(_ request: Request, context: Context) async throws -> Response {
-        let (container, claims) = try await resolve(request, context)
-        let children = try await backend.store.children(of: container.id)
+        let access = try await resolve(request, context)
+        let (container, claims) = (access.container, access.claims)
+        var children = access.isSharedWithMe ? try await sharedItems(for: access.user) : try await backend.store.children(of: container.id)
+        var sharedWithMe: [NamedURL] = []
+        if container.id == access.user.rootContainerID, !(try await backend.store.shares(with: access.user.id)).isEmpty {
+            sharedWithMe = [NamedURL(name: SharedWithMe.name, url: backend.url(.container(SharedWithMe.id(for: access.user.id)), for: claims))]
+        }
+        if access.isSharedWithMe { children.containers.sort { $0.name.lowercased() < $1.name.lowercased() } }
         var files = children.files
         if let filter = try request.headers.single(.wopiFileExtensionFilterList) {
             let extensions = Set(filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
             files = files.filter { extensions.contains($0.fileExtension) }
         }
         return try WOPIJSON.response(ChildrenResponse(
-            childContainers: children.containers.map { NamedURL(name: $0.name, url: backend.url(.container($0.id), for: claims)) },
+            childContainers: sharedWithMe + children.containers.map { NamedURL(name: $0.name, url: backend.url(.container($0.id), for: claims)) },
             childFiles: files.map {
                 ChildFile(name: $0.name, url: backend.url(.file($0.id), for: claims), size: $0.size, version: $0.versionString,
                           lastModifiedTime: $0.modifiedAt.wopiTimestamp)
             }))
     }
 
+    /// What is shared with `user`, as the children of their "Shared with me": files and containers, each by name.
+    private func sharedItems(for user: UserRecord) async throws -> (containers: [ContainerRecord], files: [FileRecord]) {
+        var containers: [ContainerRecord] = []
+        var files: [FileRecord] = []
+        for share in try await backend.store.shares(with: user.id) {
+            switch share.itemKind {
+            case .container: if let container = try await backend.store.container(id: share.itemID) { containers.append(container) }
+            case .file: if let file = try await backend.store.file(id: share.itemID) { files.append(file) }
+            }
+        }
+        files.sort { $0.name.lowercased() < $1.name.lowercased() }
+        return (containers, files)
+    }
+
     @Sendable func enumerateAncestors(_ request: Request, context: Context) async throws -> Response {
-        let (container, claims) = try await resolve(request, context)
-        let ancestors = try await backend.store.containerPath(to: container.id).dropLast()
+        let access = try await resolve(request, context)
+        let claims = access.claims
+        let ancestors = access.isSharedWithMe
+            ? try await backend.sharedPrefix(for: access.user).dropLast()
+            : try await backend.path(to: access.container.id, for: access.user).dropLast()
         return try WOPIJSON.response(["AncestorsWithRootFirst": ancestors.map { NamedURL(name: $0.name, url: backend.url(.container($0.id), for: claims)) }])
     }
 
     @Sendable func getEcosystem(_ request: Request, context: Context) async throws -> Response {
-        let (_, claims) = try await resolve(request, context)
+        let claims = try await resolve(request, context).claims
         return try WOPIJSON.response(["Url": backend.url(.ecosystem, for: claims)])
     }
 
     @Sendable func override(_ request: Request, context: Context) async throws -> Response {
-        let (container, claims) = try await resolve(request, context)
+        let access = try await resolve(request, context)
+        let (container, claims) = (access.container, access.claims)
         guard let operation = try request.headers.single(.wopiOverride) else { throw WOPIError.badRequest("missing X-WOPI-Override") }
+        let name = WOPIOperation(method: "POST", path: "/wopi/containers/\(container.id)", override: operation).name
+        // "Shared with me" is stored nowhere: nobody creates in it, renames, deletes or shares it.
+        if access.isSharedWithMe, name != "Unknown" { throw WOPIError.notFound("\(SharedWithMe.name) cannot be changed or shared") }
+        try backend.permit(name, role: access.role)
         switch operation {
         case "CREATE_CHILD_CONTAINER": return try await createChildContainer(container, claims, request)
         case "CREATE_CHILD_FILE": return try await createChildFile(container, claims, request)
@@ -73,7 +100,7 @@ struct ContainersController<Context: RequestContext>: Sendable {
             let renamed = try await mapStoreErrors { try await backend.store.renameContainer(container.id, to: name) }
             return try WOPIJSON.response(["Name": renamed.name])
         case "GET_SHARE_URL":
-            return try FilesController<Context>(backend: backend).shareURL(request, claims: claims, item: container.id, isContainer: true)
+            return try FilesController<Context>(backend: backend).shareURL(request, claims: claims, role: access.role, item: container.id, isContainer: true)
         default:
             throw WOPIError.notImplemented("unknown X-WOPI-Override '\(operation.prefix(64))'")
         }
@@ -94,7 +121,7 @@ struct ContainersController<Context: RequestContext>: Sendable {
         }
         let created = try await mapStoreErrors { try await backend.store.createContainer(named: name, in: parent.id) }
         return try WOPIJSON.response(ContainerPointerResponse(containerPointer: NamedURL(name: created.name, url: backend.url(.container(created.id), for: claims)),
-                                                              containerInfo: ContainerInfo(created)))
+                                                              containerInfo: ContainerInfo(created, role: created.ownerID == claims.userID ? .owner : .editor)))
     }
 
     private func createChildFile(_ parent: ContainerRecord, _ claims: AccessTokenClaims, _ request: Request) async throws -> Response {

@@ -14,7 +14,7 @@ extension HTTPField.Name {
 ///
 /// The URLs it accepts are the host's own: a live file share link (`<public URL>/share/<token>`, from
 /// GetShareUrl) and a file's WOPISrc (`<public URL>/wopi/files/<id>`, as `wopi files add` prints it).
-/// The caller must be allowed to open the file (today: its owner). Anything else — another host's URL,
+/// The caller must be allowed to open the file: its owner, or a user it (or a folder above it) is shared with. Anything else — another host's URL,
 /// an expired or forged link, a folder link, a file the caller may not open, a missing header — is 404,
 /// the status the docs give for "resource not found/user unauthorized"; nothing says which.
 extension EcosystemController {
@@ -30,8 +30,8 @@ extension EcosystemController {
         guard let hostURL = try request.headers.single(.wopiHostNativeFileName), !hostURL.isEmpty,
               let fileID = backend.fileID(handedOut: hostURL)
         else { throw WOPIError.notFound("X-WOPI-HostNativeFileName is not a file URL this host handed out") }
-        let file = try await backend.file(fileID, for: user)
-        return try WOPIJSON.response(["Url": backend.url(.file(file.id), for: claims)])
+        guard try await backend.store.fileAccess(fileID, by: user.id)?.role != nil else { throw WOPIError.notFound("file not found") }
+        return try WOPIJSON.response(["Url": backend.url(.file(fileID), for: claims)])
     }
 }
 
@@ -45,7 +45,7 @@ extension WOPIBackend {
         if path.hasPrefix("share/") {
             let token = String(path.dropFirst("share/".count))
             guard let claims = try? tokens.verify(token, now: configuration.now()),
-                  case .shareLink(let id, isContainer: false) = claims.resource
+                  case .shareLink(let id, isContainer: false, readWrite: _) = claims.resource
             else { return nil }
             return id
         }

@@ -11,11 +11,12 @@ extension FilesController {
 
     /// `POST /wopi/files/<id>/activities`: AddActivities at the path the docs give.
     @Sendable func addActivities(_ request: Request, context: Context) async throws -> Response {
-        let (file, user, _) = try await resolve(request, context)
+        let access = try await resolve(request, context)
         guard try request.headers.single(.wopiOverride) == "ADD_ACTIVITIES" else {
             throw WOPIError.badRequest("AddActivities needs X-WOPI-Override: ADD_ACTIVITIES")
         }
-        return try await addActivities(file, user, request)
+        try permit("AddActivities", access)
+        return try await addActivities(access.file, access.user, request)
     }
 
     /// Reads the batch, records what it can and answers one ActivityResponse per activity, in request order.
@@ -44,7 +45,7 @@ extension FilesController {
                 responses.append(ActivityResponse(id: entry.id, status: ActivityBatch.Status.permanentFailure.rawValue, message: problem))
             case .accepted(let activity):
                 let record = ActivityRecord(fileID: file.id, activity: activity, actorID: user.id, receivedAt: now,
-                                            mentionedUserIDs: try await mentionedUsers(activity))
+                                            mentionedUserIDs: try await mentionedUsers(activity, in: file))
                 do {
                     _ = try await backend.store.recordActivity(record)
                     responses.append(ActivityResponse(id: entry.id, status: ActivityBatch.Status.success.rawValue, message: nil))
@@ -58,12 +59,14 @@ extension FilesController {
         return try WOPIJSON.response(ActivitiesResponse(activityResponses: responses))
     }
 
-    /// The host's users among the people marked `Mentioned`: a WOPI person whose `Id` is a user id here.
-    /// Anyone else (another provider, an unknown id, a name only) is kept in the activity but mentions nobody.
-    private func mentionedUsers(_ activity: WOPIActivity) async throws -> [ResourceID] {
+    /// The host's users among the people marked `Mentioned` who may open the file: a WOPI person whose `Id`
+    /// is a user id here, owning the file or sharing it. Anyone else (another provider, an unknown id, a
+    /// name only, a user the file is not shared with) is kept in the activity but mentions nobody, so a
+    /// comment never reaches someone who could not read the document.
+    private func mentionedUsers(_ activity: WOPIActivity, in file: FileRecord) async throws -> [ResourceID] {
         var users: [ResourceID] = []
         for person in activity.mentionedPeople where person.isWOPIUser {
-            if let id = person.id.flatMap(ResourceID.init), try await backend.store.user(id: id) != nil { users.append(id) }
+            if let id = person.id.flatMap(ResourceID.init), try await backend.store.fileAccess(file.id, by: id)?.role != nil { users.append(id) }
         }
         return users
     }

@@ -18,32 +18,39 @@ struct FilesController<Context: RequestContext>: Sendable {
         group.post("files/:id/activities", use: addActivities) // issue 13: AddActivities.rst's own path
     }
 
-    /// The file a request names and its authorized user.
-    func resolve(_ request: Request, _ context: Context) async throws -> (FileRecord, UserRecord, AccessTokenClaims) {
+    /// The file a request names, its caller and their role: one token check and one store read.
+    func resolve(_ request: Request, _ context: Context) async throws -> AuthorizedFile {
         guard let id = ResourceID(context.parameters.get("id") ?? "") else { throw WOPIError.notFound("no such file id") }
-        let (claims, user) = try await backend.authorize(request, .file(id))
-        return (try await backend.file(id, for: user), user, claims)
+        return try await backend.authorizeFile(request, id)
+    }
+
+    /// Refuses `operation` unless the caller's role on the file allows it (``AccessRules``).
+    func permit(_ operation: String, _ access: AuthorizedFile) throws {
+        try backend.permit(operation, role: access.role, containerRole: access.containerRole)
     }
 
     // MARK: GET
 
     @Sendable func checkFileInfo(_ request: Request, context: Context) async throws -> Response {
-        let (file, user, _) = try await resolve(request, context)
-        let folder = try await backend.store.container(id: file.containerID)
+        let access = try await resolve(request, context)
+        let (file, user) = (access.file, access.user)
         let token = request.uri.queryParameters.get("access_token") ?? ""
+        let permissions = AccessRules.filePermissions(role: access.role, containerRole: access.containerRole)
         let response = CheckFileInfoResponse(
             baseFileName: file.name, ownerId: file.ownerID.rawValue, size: file.size, userId: user.id.rawValue,
             version: file.versionString, fileExtension: file.fileExtension, lastModifiedTime: file.modifiedAt.wopiTimestamp,
             SHA256: file.sha256, fileUrl: "\(backend.wopiSrc(.file(file.id)))/contents?access_token=\(token)",
             userFriendlyName: user.displayName, userInfo: user.userInfo,
             isEduUser: ContainerInfo.isEduUser, licenseCheckForEditIsEnabled: ContainerInfo.licenseCheckForEditIsEnabled,
-            userCanWrite: true, userCanRename: true, userCanNotWriteRelative: false, readOnly: false,
-            breadcrumbBrandName: backend.configuration.brandName, breadcrumbFolderName: folder?.name ?? "")
+            userCanWrite: permissions.userCanWrite, userCanRename: permissions.userCanRename,
+            userCanNotWriteRelative: permissions.userCanNotWriteRelative, readOnly: permissions.readOnly,
+            supportedShareUrlTypes: AccessRules.shareURLTypes(for: access.role),
+            breadcrumbBrandName: backend.configuration.brandName, breadcrumbFolderName: access.containerName)
         return try WOPIJSON.response(response)
     }
 
     @Sendable func getFile(_ request: Request, context: Context) async throws -> Response {
-        let (file, _, _) = try await resolve(request, context)
+        let file = try await resolve(request, context).file
         if let limit = try request.headers.single(.wopiMaxExpectedSize) {
             guard let maximum = Int64(limit), maximum >= 0 else { throw WOPIError.badRequest("X-WOPI-MaxExpectedSize is not a number") }
             guard file.size <= maximum else {
@@ -57,21 +64,24 @@ struct FilesController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func enumerateAncestors(_ request: Request, context: Context) async throws -> Response {
-        let (file, _, claims) = try await resolve(request, context)
-        let path = try await backend.store.containerPath(to: file.containerID)
+        let access = try await resolve(request, context)
+        let (file, claims) = (access.file, access.claims)
+        let path = try await backend.path(to: file.containerID, for: access.user)
         return try WOPIJSON.response(["AncestorsWithRootFirst": path.map { NamedURL(name: $0.name, url: backend.url(.container($0.id), for: claims)) }])
     }
 
     @Sendable func getEcosystem(_ request: Request, context: Context) async throws -> Response {
-        let (_, _, claims) = try await resolve(request, context)
+        let claims = try await resolve(request, context).claims
         return try WOPIJSON.response(["Url": backend.url(.ecosystem, for: claims)])
     }
 
     // MARK: PutFile
 
     @Sendable func putFile(_ request: Request, context: Context) async throws -> Response {
-        let (file, user, _) = try await resolve(request, context)
+        let access = try await resolve(request, context)
+        let (file, user) = (access.file, access.user)
         guard try request.headers.single(.wopiOverride) == "PUT" else { throw WOPIError.badRequest("PutFile needs X-WOPI-Override: PUT") }
+        try permit("PutFile", access)
         let lock = try lockHeader(request, required: false)
         let now = backend.configuration.now()
         // Refuse before reading the body: a write without the lock must not cost an upload.
@@ -120,8 +130,22 @@ struct FilesController<Context: RequestContext>: Sendable {
     // MARK: POST overrides
 
     @Sendable func override(_ request: Request, context: Context) async throws -> Response {
-        let (file, user, claims) = try await resolve(request, context)
+        let access = try await resolve(request, context)
+        let (file, user, claims) = (access.file, access.user, access.claims)
         guard let operation = try request.headers.single(.wopiOverride) else { throw WOPIError.badRequest("missing X-WOPI-Override") }
+        let hasOldLock = try request.headers.single(.wopiOldLock) != nil
+        do {
+            try permit(WOPIOperation(method: "POST", path: "/wopi/files/\(file.id)", override: operation, hasOldLock: hasOldLock).name, access)
+        } catch {
+            // A lock request the current lock refuses anyway gets that refusal, 409 with the lock, which a viewer
+            // may read with GetLock too: Office probes with RefreshLock and a made-up lock even to view a file.
+            // It is decided without the store, so nothing can change for a viewer.
+            if let lockRequest = try? self.lockRequest(operation, request),
+               case .conflict(let current, let reason) = LockRules.evaluate(lockRequest, current: file.lock, now: backend.configuration.now()) {
+                throw WOPIError.lockConflict(currentLock: current, reason: reason)
+            }
+            throw error
+        }
         switch operation {
         case "LOCK":
             if try request.headers.single(.wopiOldLock) != nil { return try await unlockAndRelock(file, request) }
@@ -150,7 +174,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             try await backend.store.setUserInfo(info, for: user.id)
             return Response(status: .ok)
         case "GET_SHARE_URL":
-            return try shareURL(request, claims: claims, item: file.id, isContainer: false)
+            return try shareURL(request, claims: claims, role: access.role, item: file.id, isContainer: false)
         case "ADD_ACTIVITIES": // issue 13
             return try await addActivities(file, user, request)
         default:
@@ -186,6 +210,19 @@ struct FilesController<Context: RequestContext>: Sendable {
             return Response(status: .ok, headers: headers)
         case .conflict(let current, let reason):
             throw WOPIError.lockConflict(currentLock: current, reason: reason)
+        }
+    }
+
+    /// The lock request an override asks for, `nil` when it is not a lock operation.
+    private func lockRequest(_ operation: String, _ request: Request) throws -> LockRules.Request? {
+        switch operation {
+        case "LOCK":
+            guard let oldValue = try request.headers.single(.wopiOldLock) else { return .lock(try lockHeader(request)) }
+            guard let old = WOPILock(oldValue) else { return nil }
+            return .unlockAndRelock(old: old, new: try lockHeader(request))
+        case "REFRESH_LOCK": return .refresh(try lockHeader(request))
+        case "UNLOCK": return .unlock(try lockHeader(request))
+        default: return nil
         }
     }
 
@@ -303,15 +340,19 @@ struct FilesController<Context: RequestContext>: Sendable {
         return try WOPIJSON.response(["Name": WOPIBackend.split(renamed.name).stem])
     }
 
-    /// GetShareUrl for files and containers: a signed, expiring read-only link to the item's share page.
+    /// GetShareUrl for files and containers: a signed, expiring link to the item's share page, `ReadOnly` or
+    /// `ReadWrite` (a signed-in user who opens it may add the item to their "Shared with me" as an editor).
     /// The link expires with the access token that asked for it, at the latest: a short-lived token
-    /// must not mint a longer-lived capability.
-    func shareURL(_ request: Request, claims: AccessTokenClaims, item id: ResourceID, isContainer: Bool) throws -> Response {
-        guard let type = try request.headers.single(.wopiUrlType), ShareURLType(rawValue: type) != nil else {
-            throw WOPIError.notImplemented("unsupported X-WOPI-UrlType; supported: ReadOnly")
+    /// must not mint a longer-lived capability; and nobody mints a link granting more than their own role.
+    func shareURL(_ request: Request, claims: AccessTokenClaims, role: AccessRole, item id: ResourceID, isContainer: Bool) throws -> Response {
+        guard let type = try request.headers.single(.wopiUrlType).flatMap(ShareURLType.init(rawValue:)) else {
+            throw WOPIError.notImplemented("unsupported X-WOPI-UrlType; supported: ReadOnly, ReadWrite")
         }
-        let link = backend.shareLink(user: claims.userID, item: id, isContainer: isContainer, notAfter: claims.expiresAt)
-        backend.audit(.shareLinkCreated, file: id, details: ["kind": isContainer ? "container" : "file"])
+        guard AccessRules.shareURLTypes(for: role).contains(type.rawValue) else {
+            throw WOPIError.notFound("the \(role) of this item may not make a \(type.rawValue) link")
+        }
+        let link = backend.shareLink(user: claims.userID, item: id, isContainer: isContainer, readWrite: type == .readWrite, notAfter: claims.expiresAt)
+        backend.audit(.shareLinkCreated, file: id, details: ["kind": isContainer ? "container" : "file", "type": type.rawValue])
         return try WOPIJSON.response(["ShareUrl": link])
     }
 

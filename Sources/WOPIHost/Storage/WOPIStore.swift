@@ -136,6 +136,38 @@ public protocol WOPIStore: Sendable {
     func activities(mentioning userID: ResourceID) async throws -> [ActivityRecord]
     // END activities
 
+    // BEGIN sharing (issue 13): who besides the owner may open an item, and the one-step reads every WOPI request starts with.
+
+    /// Shares a file or container (and everything under it) with a user as ``AccessRole/viewer`` or
+    /// ``AccessRole/editor``; sharing it again with the same user replaces the role, in one atomic step.
+    ///
+    /// Throws ``WOPIStoreError/notFound`` when the item (of `kind`) or the user does not exist, and
+    /// ``WOPIStoreError/notAllowed(_:)`` when the user owns the item or `role` is ``AccessRole/owner``;
+    /// both change nothing. Shares go with their item when it is deleted and with their user when removed.
+    func share(_ itemID: ResourceID, kind: ShareRecord.ItemKind, with userID: ResourceID, role: AccessRole, now: Date) async throws -> ShareRecord
+
+    /// Removes the share of an item with a user; `false` when there was none. Takes effect on the
+    /// user's next request: nothing about a share is cached or carried in a token.
+    func removeShare(of itemID: ResourceID, with userID: ResourceID) async throws -> Bool
+
+    /// The shares made with `userID` (every share when `nil`), oldest first: by time, then item id, then user id.
+    func shares(with userID: ResourceID?) async throws -> [ShareRecord]
+
+    /// The shares of one item, by time, then user id.
+    func shares(of itemID: ResourceID) async throws -> [ShareRecord]
+
+    /// The caller, the file, the caller's role on the file and on its folder, and the folder's name — in one step.
+    ///
+    /// `nil` when the user does not exist. The role is ``AccessRole/owner`` for the file's owner, else the
+    /// highest role among the shares of the file and of every container above it with this user, else `nil`.
+    /// The folder role is the same rule applied to the file's container.
+    func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess?
+
+    /// The caller, the container and the caller's role on it (the rule of ``fileAccess(_:by:)``) — in one step.
+    /// `nil` when the user does not exist.
+    func containerAccess(_ containerID: ResourceID, by userID: ResourceID) async throws -> ContainerAccess?
+    // END sharing
+
     // MARK: Secrets
 
     /// A host-wide secret, created with `make` the first time it is asked for and shared by every
@@ -157,6 +189,8 @@ public enum WOPIStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case lockConflict(currentLock: String, reason: String)
     /// The container still has children, or is a root.
     case notEmpty
+    /// The change breaks a rule of the store's model (sharing an item with its owner); says which.
+    case notAllowed(String)
 
     /// One line naming the problem.
     public var description: String {
@@ -165,6 +199,7 @@ public enum WOPIStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .nameTaken(let name): "the name '\(name)' is already taken"
         case .lockConflict(_, let reason): "lock conflict: \(reason)"
         case .notEmpty: "the container is not empty"
+        case .notAllowed(let reason): reason
         }
     }
 }

@@ -135,17 +135,12 @@ struct WebFrontController<Context: RequestContext>: Sendable {
 
     /// The session and user of a request with a valid session cookie.
     func signedIn(_ request: Request) async throws -> (WebSession, UserRecord)? {
-        guard let value = AuthorizationServer.cookie(WebSession.cookieName, in: request),
-              let session = WebSession(sealed: value, key: try await sessionKey(), now: backend.configuration.now()),
-              let user = try await backend.store.user(id: session.userID) else { return nil }
-        return (session, user)
+        try await backend.webSession(request)
     }
 
     /// The HMAC key of session cookies, created on first use and shared through the store.
     func sessionKey() async throws -> SymmetricKey {
-        SymmetricKey(data: try await backend.store.hostSecret(named: WebSession.keyName) {
-            Data((0..<32).map { _ in UInt8.random(in: .min ... .max) })
-        })
+        try await backend.webSessionKey()
     }
 
     /// The page language: the switch (`?lang=`, remembered in a cookie), else `Accept-Language`.

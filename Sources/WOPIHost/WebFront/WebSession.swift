@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Hummingbird
 import WOPICore
 
 /// A signed-in browser: the web front's session cookie, `<payload>.<HMAC-SHA256>`, both base64url,
@@ -58,5 +59,22 @@ struct WebSession: Sendable, Hashable {
     func accepts(csrf sent: String?) -> Bool {
         guard let sent, !sent.isEmpty else { return false }
         return ConstantTime.equal(csrf, sent)
+    }
+}
+
+extension WOPIBackend {
+    /// The session and user of a request with a valid web-front session cookie (the web front and share pages).
+    func webSession(_ request: Request) async throws -> (WebSession, UserRecord)? {
+        guard let value = AuthorizationServer.cookie(WebSession.cookieName, in: request),
+              let session = WebSession(sealed: value, key: try await webSessionKey(), now: configuration.now()),
+              let user = try await store.user(id: session.userID) else { return nil }
+        return (session, user)
+    }
+
+    /// The HMAC key of session cookies, created on first use and shared through the store.
+    func webSessionKey() async throws -> SymmetricKey {
+        SymmetricKey(data: try await store.hostSecret(named: WebSession.keyName) {
+            Data((0..<32).map { _ in UInt8.random(in: .min ... .max) })
+        })
     }
 }

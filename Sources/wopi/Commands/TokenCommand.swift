@@ -7,10 +7,12 @@ import WOPIHost
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
-        abstract: "Issue a WOPI access token for one user and one file.",
+        abstract: "Issue a WOPI access token for one user and one file they may open.",
         discussion: """
             Prints one JSON object: access_token, access_token_ttl (expiry in milliseconds since the Unix epoch,
-            as WOPI defines it) and wopi_src. The token opens only that file, for that user, until it expires.
+            as WOPI defines it), wopi_src and role (owner, editor or viewer). The token opens only that file, for
+            that user, until it expires. The user must own the file or have it, or a folder above it, shared with
+            them (`wopi shares add`); what the token may do is their role at each request, not when it was issued.
             """
     )
 
@@ -29,11 +31,14 @@ struct TokenCommand: AsyncParsableCommand {
         try await dataOptions.withStorage { storage in
             let base = try await PublicURLSetting.resolve(publicURL, in: storage)
             let backend = try await storage.backend(configuration: WOPIHostConfiguration(publicURL: base, accessTokenLifetime: TimeInterval(lifetime)))
-            guard let owner = try await storage.store.user(named: user) else { throw CLIError.InvalidInput("no user named '\(user)'") }
-            guard let id = ResourceID(file), let record = try await storage.store.file(id: id) else { throw CLIError.InvalidInput("no file with id '\(file)'") }
-            guard record.ownerID == owner.id else { throw CLIError.InvalidInput("file '\(file)' does not belong to '\(user)'") }
-            let (token, claims) = backend.issueToken(user: owner.id, resource: .file(id))
-            try printJSON(["access_token": token, "access_token_ttl": claims.accessTokenTTL, "wopi_src": backend.wopiSrc(.file(id))])
+            guard let caller = try await storage.store.user(named: user) else { throw CLIError.InvalidInput("no user named '\(user)'") }
+            guard let id = ResourceID(file), let access = try await storage.store.fileAccess(id, by: caller.id), access.file != nil else {
+                throw CLIError.InvalidInput("no file with id '\(file)'")
+            }
+            guard let role = access.role else { throw CLIError.InvalidInput("'\(user)' may not open file '\(file)': it is neither theirs nor shared with them") }
+            let (token, claims) = backend.issueToken(user: caller.id, resource: .file(id))
+            try printJSON(["access_token": token, "access_token_ttl": claims.accessTokenTTL, "wopi_src": backend.wopiSrc(.file(id)),
+                           "role": role.rawValue])
         }
     }
 }

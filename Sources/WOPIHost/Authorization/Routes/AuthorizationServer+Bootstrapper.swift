@@ -59,8 +59,13 @@ extension AuthorizationServer {
                 throw WOPIError.notFound("X-WOPI-WopiSrc is missing or names no resource of this host")
             }
             switch resource {
-            case .file(let id): _ = try await backend.file(id, for: user)
-            case .container(let id): _ = try await backend.container(id, for: user)
+            // Anyone who may open the resource (its owner, or a user it is shared with) gets a token; the role is checked per request.
+            case .file(let id):
+                guard try await backend.store.fileAccess(id, by: user.id)?.role != nil else { throw WOPIError.notFound("file not found") }
+            case .container(let id):
+                if SharedWithMe.userID(in: id) != user.id, try await backend.store.containerAccess(id, by: user.id)?.role == nil {
+                    throw WOPIError.notFound("container not found")
+                }
             case .ecosystem: break
             case .shareLink: throw WOPIError.notFound("X-WOPI-WopiSrc names no WOPI resource")
             }

@@ -148,6 +148,23 @@ enum PostgresSchema {
             """,
             "CREATE INDEX activity_mentions_user ON activity_mentions (user_id)",
         ]),
+        // Sharing (issue 13), as SQLite's v5-shares.
+        Migration(version: 4, name: "shares", sql: [
+            """
+            CREATE TABLE shares (
+                file_id text REFERENCES files(id) ON DELETE CASCADE,
+                container_id text REFERENCES containers(id) ON DELETE CASCADE,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                role text NOT NULL CHECK (role IN ('viewer', 'editor')),
+                shared_at double precision NOT NULL,
+                CHECK ((file_id IS NULL) <> (container_id IS NULL))
+            )
+            """,
+            "CREATE UNIQUE INDEX shares_file_user ON shares (file_id, user_id) WHERE file_id IS NOT NULL",
+            "CREATE UNIQUE INDEX shares_container_user ON shares (container_id, user_id) WHERE container_id IS NOT NULL",
+            "CREATE INDEX shares_user ON shares (user_id)",
+            "CREATE INDEX containers_parent ON containers (parent_id)",
+        ]),
     ]
 
     /// The newest version this binary knows.

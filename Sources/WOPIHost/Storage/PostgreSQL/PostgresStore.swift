@@ -408,13 +408,13 @@ public final class PostgresStore: WOPIStore {
         ResourceID(text) ?? ResourceID("invalid")!
     }
 
-    private static func user(_ row: PostgresRow) throws -> UserRecord {
+    static func user(_ row: PostgresRow) throws -> UserRecord {
         let (id, name, displayName, hash, root, info) = try row.decode((String, String, String, String, String, String?).self)
         return UserRecord(id: Self.id(id), name: name, displayName: displayName, passwordHash: PasswordHash(encoded: hash) ?? .unusable,
                           rootContainerID: Self.id(root), userInfo: info)
     }
 
-    private static func container(_ row: PostgresRow) throws -> ContainerRecord {
+    static func container(_ row: PostgresRow) throws -> ContainerRecord {
         let (id, parent, owner, name) = try row.decode((String, String?, String, String).self)
         return ContainerRecord(id: Self.id(id), parentID: parent.flatMap(ResourceID.init), ownerID: Self.id(owner), name: name)
     }

@@ -124,6 +124,24 @@ enum SQLiteSchema {
                 CREATE INDEX activity_mentions_user ON activity_mentions(user_id);
                 """)
         }
+        // Sharing (issue 13): an item shared with a user as viewer or editor. Exactly one of file_id and
+        // container_id is set; a share goes with its item and with its user.
+        migrator.registerMigration("v5-shares") { db in
+            try db.execute(sql: """
+                CREATE TABLE shares (
+                    file_id TEXT REFERENCES files(id) ON DELETE CASCADE,
+                    container_id TEXT REFERENCES containers(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    role TEXT NOT NULL CHECK (role IN ('viewer', 'editor')),
+                    shared_at REAL NOT NULL,
+                    CHECK ((file_id IS NULL) <> (container_id IS NULL))
+                );
+                CREATE UNIQUE INDEX shares_file_user ON shares(file_id, user_id) WHERE file_id IS NOT NULL;
+                CREATE UNIQUE INDEX shares_container_user ON shares(container_id, user_id) WHERE container_id IS NOT NULL;
+                CREATE INDEX shares_user ON shares(user_id);
+                CREATE INDEX containers_parent ON containers(parent_id);
+                """)
+        }
         return migrator
     }
 }

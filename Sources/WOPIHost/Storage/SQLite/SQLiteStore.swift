@@ -300,7 +300,7 @@ public final class SQLiteStore: WOPIStore {
         return try Int64.fetchOne(db, sql: "SELECT value FROM version_counter WHERE id = 1") ?? 0
     }
 
-    private static func container(_ db: Database, _ id: ResourceID) throws -> ContainerRecord? {
+    static func container(_ db: Database, _ id: ResourceID) throws -> ContainerRecord? {
         try Row.fetchOne(db, sql: "SELECT * FROM containers WHERE id = ?", arguments: [id.rawValue]).map(container)
     }
 
@@ -313,13 +313,13 @@ public final class SQLiteStore: WOPIStore {
         ResourceID(row[column] as String) ?? ResourceID("invalid")!
     }
 
-    private static func user(_ row: Row) -> UserRecord {
+    static func user(_ row: Row) -> UserRecord {
         UserRecord(id: id(row, "id"), name: row["name"], displayName: row["display_name"],
                    passwordHash: PasswordHash(encoded: row["password_hash"]) ?? .unusable,
                    rootContainerID: id(row, "root_container_id"), userInfo: row["user_info"])
     }
 
-    private static func container(_ row: Row) -> ContainerRecord {
+    static func container(_ row: Row) -> ContainerRecord {
         let parent: String? = row["parent_id"]
         return ContainerRecord(id: id(row, "id"), parentID: parent.flatMap(ResourceID.init), ownerID: id(row, "owner_id"), name: row["name"])
     }

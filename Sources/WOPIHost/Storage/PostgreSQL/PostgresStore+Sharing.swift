@@ -1,0 +1,131 @@
+import Foundation
+import PostgresNIO
+import WOPICore
+
+/// Sharing on PostgreSQL (issue 13). Each access read is one query: the user, the item and the roles together.
+extension PostgresStore {
+    public func share(_ itemID: ResourceID, kind: ShareRecord.ItemKind, with userID: ResourceID, role: AccessRole, now: Date) async throws
+        -> ShareRecord {
+        guard role != .owner else { throw WOPIStoreError.notAllowed("a share gives the viewer or editor role, not owner") }
+        return try await transaction { connection in
+            let ownerQuery: PostgresQuery = switch kind {
+            case .file: "SELECT owner_id FROM files WHERE id = \(itemID.rawValue) FOR SHARE"
+            case .container: "SELECT owner_id FROM containers WHERE id = \(itemID.rawValue) FOR SHARE"
+            }
+            guard let owner = try await Self.first(connection, ownerQuery, logger: self.logger, { try $0.decode(String.self) }),
+                  try await Self.first(connection, "SELECT id FROM users WHERE id = \(userID.rawValue) FOR SHARE", logger: self.logger, {
+                      try $0.decode(String.self)
+                  }) != nil
+            else { throw WOPIStoreError.notFound }
+            guard owner != userID.rawValue else { throw WOPIStoreError.notAllowed("the user owns this item") }
+            let time = now.timeIntervalSince1970
+            switch kind {
+            case .file:
+                try await connection.query("""
+                    INSERT INTO shares (file_id, user_id, role, shared_at) VALUES (\(itemID.rawValue), \(userID.rawValue), \(role.rawValue), \(time))
+                    ON CONFLICT (file_id, user_id) WHERE file_id IS NOT NULL DO UPDATE SET role = excluded.role, shared_at = excluded.shared_at
+                    """, logger: self.logger)
+            case .container:
+                try await connection.query("""
+                    INSERT INTO shares (container_id, user_id, role, shared_at) VALUES (\(itemID.rawValue), \(userID.rawValue), \(role.rawValue), \(time))
+                    ON CONFLICT (container_id, user_id) WHERE container_id IS NOT NULL
+                    DO UPDATE SET role = excluded.role, shared_at = excluded.shared_at
+                    """, logger: self.logger)
+            }
+            return ShareRecord(itemID: itemID, itemKind: kind, userID: userID, role: role, sharedAt: now)
+        }
+    }
+
+    public func removeShare(of itemID: ResourceID, with userID: ResourceID) async throws -> Bool {
+        let removed = try await all("""
+            DELETE FROM shares WHERE (file_id = \(itemID.rawValue) OR container_id = \(itemID.rawValue)) AND user_id = \(userID.rawValue)
+            RETURNING user_id
+            """) { try $0.decode(String.self) }
+        return !removed.isEmpty
+    }
+
+    public func shares(with userID: ResourceID?) async throws -> [ShareRecord] {
+        try await all("""
+            SELECT file_id, container_id, user_id, role, shared_at FROM shares
+            WHERE \(userID?.rawValue)::text IS NULL OR user_id = \(userID?.rawValue)
+            ORDER BY shared_at, coalesce(file_id, container_id), user_id
+            """, Self.share)
+    }
+
+    public func shares(of itemID: ResourceID) async throws -> [ShareRecord] {
+        try await all("""
+            SELECT file_id, container_id, user_id, role, shared_at FROM shares
+            WHERE file_id = \(itemID.rawValue) OR container_id = \(itemID.rawValue)
+            ORDER BY shared_at, user_id
+            """, Self.share)
+    }
+
+    public func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess? {
+        // The user, the file with its folder's name, the best share on the folder chain and the share on the file itself.
+        try await first("""
+            WITH RECURSIVE chain(id) AS (
+                SELECT container_id FROM files WHERE id = \(fileID.rawValue)
+                UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
+            )
+            SELECT u.id, u.name, u.display_name, u.password_hash, u.root_container_id, u.user_info,
+                   f.id, f.container_id, f.owner_id, f.name, f.size, f.version, f.sha256, f.blob_key, f.modified_at,
+                   f.lock_value, f.lock_expires_at, c.name,
+                   (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id),
+                   (SELECT max(s.role) FROM shares s WHERE s.file_id = f.id AND s.user_id = u.id)
+            FROM users u LEFT JOIN files f ON f.id = \(fileID.rawValue) LEFT JOIN containers c ON c.id = f.container_id
+            WHERE u.id = \(userID.rawValue)
+            """) { row in
+            // 'editor' > 'viewer' as text, so max() is the higher role.
+            let (uid, name, displayName, hash, root, info, fid, container, owner, fileName, size, version, sha256, blobKey, modified,
+                 lockValue, lockExpiry, containerName, chainRole, fileRole) = try row.decode(
+                    (String, String, String, String, String, String?, String?, String?, String?, String?, Int64?, Int64?, String?, String?,
+                     Double?, String?, Double?, String?, String?, String?).self)
+            let user = UserRecord(id: Self.id(uid), name: name, displayName: displayName, passwordHash: PasswordHash(encoded: hash) ?? .unusable,
+                                  rootContainerID: Self.id(root), userInfo: info)
+            guard let fid, let container, let owner, let fileName, let size, let version, let sha256, let blobKey, let modified else {
+                return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "")
+            }
+            let lock = lockValue.flatMap(WOPILock.init).flatMap { lock in
+                lockExpiry.map { LockState(lock: lock, expiresAt: Date(timeIntervalSince1970: $0)) }
+            }
+            let file = FileRecord(id: Self.id(fid), containerID: Self.id(container), ownerID: Self.id(owner), name: fileName, size: size,
+                                  version: version, sha256: sha256, blobKey: BlobKey(blobKey) ?? BlobKey("missing")!,
+                                  modifiedAt: Date(timeIntervalSince1970: modified), lock: lock)
+            if file.ownerID == user.id {
+                return FileAccess(user: user, file: file, role: .owner, containerRole: .owner, containerName: containerName ?? "")
+            }
+            let folderRole = chainRole.flatMap(AccessRole.init(rawValue:))
+            let role = [folderRole, fileRole.flatMap(AccessRole.init(rawValue:))].compactMap { $0 }.max()
+            return FileAccess(user: user, file: file, role: role, containerRole: folderRole, containerName: containerName ?? "")
+        }
+    }
+
+    public func containerAccess(_ containerID: ResourceID, by userID: ResourceID) async throws -> ContainerAccess? {
+        try await first("""
+            WITH RECURSIVE chain(id) AS (
+                SELECT id FROM containers WHERE id = \(containerID.rawValue)
+                UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
+            )
+            SELECT u.id, u.name, u.display_name, u.password_hash, u.root_container_id, u.user_info,
+                   c.id, c.parent_id, c.owner_id, c.name,
+                   (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id)
+            FROM users u LEFT JOIN containers c ON c.id = \(containerID.rawValue)
+            WHERE u.id = \(userID.rawValue)
+            """) { row in
+            let (uid, name, displayName, hash, root, info, cid, parent, owner, containerName, sharedRole) = try row.decode(
+                (String, String, String, String, String, String?, String?, String?, String?, String?, String?).self)
+            let user = UserRecord(id: Self.id(uid), name: name, displayName: displayName, passwordHash: PasswordHash(encoded: hash) ?? .unusable,
+                                  rootContainerID: Self.id(root), userInfo: info)
+            guard let cid, let owner, let containerName else { return ContainerAccess(user: user, container: nil, role: nil) }
+            let container = ContainerRecord(id: Self.id(cid), parentID: parent.flatMap(ResourceID.init), ownerID: Self.id(owner), name: containerName)
+            if container.ownerID == user.id { return ContainerAccess(user: user, container: container, role: .owner) }
+            return ContainerAccess(user: user, container: container, role: sharedRole.flatMap(AccessRole.init(rawValue:)))
+        }
+    }
+
+    private static func share(_ row: PostgresRow) throws -> ShareRecord {
+        let (fileID, containerID, userID, role, sharedAt) = try row.decode((String?, String?, String, String, Double).self)
+        return ShareRecord(itemID: id(fileID ?? containerID ?? ""), itemKind: fileID != nil ? .file : .container, userID: id(userID),
+                           role: AccessRole(rawValue: role) ?? .viewer, sharedAt: Date(timeIntervalSince1970: sharedAt))
+    }
+}

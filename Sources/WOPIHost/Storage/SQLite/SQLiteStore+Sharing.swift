@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+import WOPICore
+
+/// Sharing on SQLite (issue 13). Roles are read fresh on every call: a removed share stops working at once.
+extension SQLiteStore {
+    public func share(_ itemID: ResourceID, kind: ShareRecord.ItemKind, with userID: ResourceID, role: AccessRole, now: Date) async throws
+        -> ShareRecord {
+        guard role != .owner else { throw WOPIStoreError.notAllowed("a share gives the viewer or editor role, not owner") }
+        return try await pool.write { db in
+            let owner: String? = switch kind {
+            case .file: try String.fetchOne(db, sql: "SELECT owner_id FROM files WHERE id = ?", arguments: [itemID.rawValue])
+            case .container: try String.fetchOne(db, sql: "SELECT owner_id FROM containers WHERE id = ?", arguments: [itemID.rawValue])
+            }
+            guard let owner, try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [userID.rawValue]) != nil else {
+                throw WOPIStoreError.notFound
+            }
+            guard owner != userID.rawValue else { throw WOPIStoreError.notAllowed("the user owns this item") }
+            let column = kind == .file ? "file_id" : "container_id"
+            try db.execute(sql: """
+                INSERT INTO shares (\(column), user_id, role, shared_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (\(column), user_id) WHERE \(column) IS NOT NULL DO UPDATE SET role = excluded.role, shared_at = excluded.shared_at
+                """, arguments: [itemID.rawValue, userID.rawValue, role.rawValue, now.timeIntervalSince1970])
+            return ShareRecord(itemID: itemID, itemKind: kind, userID: userID, role: role, sharedAt: now)
+        }
+    }
+
+    public func removeShare(of itemID: ResourceID, with userID: ResourceID) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM shares WHERE (file_id = ? OR container_id = ?) AND user_id = ?",
+                           arguments: [itemID.rawValue, itemID.rawValue, userID.rawValue])
+            return db.changesCount > 0
+        }
+    }
+
+    public func shares(with userID: ResourceID?) async throws -> [ShareRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM shares WHERE ?1 IS NULL OR user_id = ?1
+                ORDER BY shared_at, coalesce(file_id, container_id), user_id
+                """, arguments: [userID?.rawValue]).map(Self.share)
+        }
+    }
+
+    public func shares(of itemID: ResourceID) async throws -> [ShareRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM shares WHERE file_id = ?1 OR container_id = ?1 ORDER BY shared_at, user_id",
+                             arguments: [itemID.rawValue]).map(Self.share)
+        }
+    }
+
+    public func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess? {
+        try await pool.read { db in
+            guard let user = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [userID.rawValue]).map(Self.user) else {
+                return nil
+            }
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT f.*, c.name AS container_name FROM files f JOIN containers c ON c.id = f.container_id WHERE f.id = ?
+                """, arguments: [fileID.rawValue])
+            else { return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "") }
+            let file = Self.file(row)
+            let containerName: String = row["container_name"]
+            if file.ownerID == user.id {
+                return FileAccess(user: user, file: file, role: .owner, containerRole: .owner, containerName: containerName)
+            }
+            let containerRole = try Self.sharedRole(db, of: user.id, containerChainFrom: file.containerID)
+            let fileRole = try String.fetchOne(db, sql: "SELECT role FROM shares WHERE file_id = ? AND user_id = ?",
+                                               arguments: [file.id.rawValue, user.id.rawValue]).flatMap(AccessRole.init(rawValue:))
+            return FileAccess(user: user, file: file, role: [containerRole, fileRole].compactMap { $0 }.max(),
+                              containerRole: containerRole, containerName: containerName)
+        }
+    }
+
+    public func containerAccess(_ containerID: ResourceID, by userID: ResourceID) async throws -> ContainerAccess? {
+        try await pool.read { db in
+            guard let user = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [userID.rawValue]).map(Self.user) else {
+                return nil
+            }
+            guard let container = try Self.container(db, containerID) else { return ContainerAccess(user: user, container: nil, role: nil) }
+            if container.ownerID == user.id { return ContainerAccess(user: user, container: container, role: .owner) }
+            return ContainerAccess(user: user, container: container, role: try Self.sharedRole(db, of: user.id, containerChainFrom: container.id))
+        }
+    }
+
+    /// The highest role shares give `userID` on `containerID` or any container above it.
+    private static func sharedRole(_ db: Database, of userID: ResourceID, containerChainFrom containerID: ResourceID) throws -> AccessRole? {
+        // UNION (not UNION ALL) ends the walk even on a cycle, which the API cannot create.
+        try String.fetchAll(db, sql: """
+            WITH RECURSIVE chain(id) AS (
+                SELECT ?1 UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
+            )
+            SELECT s.role FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = ?2
+            """, arguments: [containerID.rawValue, userID.rawValue]).compactMap(AccessRole.init(rawValue:)).max()
+    }
+
+    private static func share(_ row: Row) -> ShareRecord {
+        let fileID: String? = row["file_id"]
+        let containerID: String? = row["container_id"]
+        return ShareRecord(itemID: ResourceID(fileID ?? containerID ?? "") ?? ResourceID("invalid")!, itemKind: fileID != nil ? .file : .container,
+                           userID: id(row, "user_id"), role: AccessRole(rawValue: row["role"]) ?? .viewer,
+                           sharedAt: Date(timeIntervalSince1970: row["shared_at"]))
+    }
+}
