@@ -64,10 +64,8 @@ public struct AuditEvent: Sendable, Hashable {
         case fileRestored = "file.restored"
         /// GetShareUrl created a share link (`kind`: file or container); the link itself is never logged.
         case shareLinkCreated = "sharelink.created"
-        /// An item was shared with a user (`role`, `via`: `cli` or `link`), or the role changed (issue 13).
+        /// A ReadWrite link shared an item with the signed-in user who accepted it (`role`, `via`) (issue 13).
         case shareAdded = "share.added"
-        /// A share was removed (`user` is the one who lost access) (issue 13).
-        case shareRemoved = "share.removed"
     }
 
     /// What happened.
