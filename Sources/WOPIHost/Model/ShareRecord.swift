@@ -18,7 +18,7 @@ public struct ShareRecord: Sendable, Hashable, Codable {
     public var itemKind: ItemKind
     /// The user the item is shared with.
     public var userID: ResourceID
-    /// What that user may do: ``AccessRole/viewer`` or ``AccessRole/editor``.
+    /// What that user may do: `AccessRole.viewer` or `AccessRole.editor`.
     public var role: AccessRole
     /// When the share was made or last changed.
     public var sharedAt: Date

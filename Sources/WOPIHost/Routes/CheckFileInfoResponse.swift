@@ -93,7 +93,7 @@ struct ContainerInfo: Encodable {
     var userCanRename: Bool
     var supportedShareUrlTypes: [String]
 
-    /// The info of `container` for a caller with `role` (``AccessRules``). A user's root cannot be deleted
+    /// The info of `container` for a caller with `role` (`AccessRules`). A user's root cannot be deleted
     /// (every file must keep a home), but it can be renamed; "Shared with me" can be neither, nor shared.
     init(_ container: ContainerRecord, role: AccessRole = .owner, isSharedWithMe: Bool = false) {
         name = container.name

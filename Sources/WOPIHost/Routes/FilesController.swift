@@ -24,7 +24,7 @@ struct FilesController<Context: RequestContext>: Sendable {
         return try await backend.authorizeFile(request, id)
     }
 
-    /// Refuses `operation` unless the caller's role on the file allows it (``AccessRules``).
+    /// Refuses `operation` unless the caller's role on the file allows it (`AccessRules`).
     func permit(_ operation: String, _ access: AuthorizedFile) throws {
         try backend.permit(operation, role: access.role, containerRole: access.containerRole)
     }

@@ -26,7 +26,7 @@ struct AuthorizedContainer: Sendable {
     var user: UserRecord
     /// The container (``SharedWithMe/container(for:)`` for the caller's "Shared with me").
     var container: ContainerRecord
-    /// The caller's role on it; ``AccessRole/viewer`` on "Shared with me", which nobody can change.
+    /// The caller's role on it; `AccessRole.viewer` on "Shared with me", which nobody can change.
     var role: AccessRole
     /// Whether this is the caller's "Shared with me".
     var isSharedWithMe: Bool
@@ -62,7 +62,7 @@ extension WOPIBackend {
         return AuthorizedContainer(claims: claims, user: access.user, container: container, role: role, isSharedWithMe: false)
     }
 
-    /// Refuses `operation` when the caller's role does not allow it (``AccessRules``), changing nothing.
+    /// Refuses `operation` when the caller's role does not allow it (`AccessRules`), changing nothing.
     func permit(_ operation: String, role: AccessRole, containerRole: AccessRole? = nil) throws {
         if case .refused(let status, let reason) = AccessRules.evaluate(operation, role: role, containerRole: containerRole) {
             throw WOPIError(HTTPResponse.Status(code: status), reason)

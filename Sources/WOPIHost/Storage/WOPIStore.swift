@@ -138,11 +138,11 @@ public protocol WOPIStore: Sendable {
 
     // BEGIN sharing (issue 13): who besides the owner may open an item, and the one-step reads every WOPI request starts with.
 
-    /// Shares a file or container (and everything under it) with a user as ``AccessRole/viewer`` or
-    /// ``AccessRole/editor``; sharing it again with the same user replaces the role, in one atomic step.
+    /// Shares a file or container (and everything under it) with a user as `AccessRole.viewer` or
+    /// `AccessRole.editor`; sharing it again with the same user replaces the role, in one atomic step.
     ///
     /// Throws ``WOPIStoreError/notFound`` when the item (of `kind`) or the user does not exist, and
-    /// ``WOPIStoreError/notAllowed(_:)`` when the user owns the item or `role` is ``AccessRole/owner``;
+    /// ``WOPIStoreError/notAllowed(_:)`` when the user owns the item or `role` is `AccessRole.owner`;
     /// both change nothing. Shares go with their item when it is deleted and with their user when removed.
     func share(_ itemID: ResourceID, kind: ShareRecord.ItemKind, with userID: ResourceID, role: AccessRole, now: Date) async throws -> ShareRecord
 
@@ -158,7 +158,7 @@ public protocol WOPIStore: Sendable {
 
     /// The caller, the file, the caller's role on the file and on its folder, and the folder's name — in one step.
     ///
-    /// `nil` when the user does not exist. The role is ``AccessRole/owner`` for the file's owner, else the
+    /// `nil` when the user does not exist. The role is `AccessRole.owner` for the file's owner, else the
     /// highest role among the shares of the file and of every container above it with this user, else `nil`.
     /// The folder role is the same rule applied to the file's container.
     func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess?

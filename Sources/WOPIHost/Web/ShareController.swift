@@ -28,7 +28,7 @@ struct ShareController<Context: RequestContext>: Sendable {
         var maker: UserRecord
         var itemID: ResourceID
         var isContainer: Bool
-        /// ``AccessRole/editor`` for a ReadWrite link whose maker can still edit, else ``AccessRole/viewer``.
+        /// `AccessRole.editor` for a ReadWrite link whose maker can still edit, else `AccessRole.viewer`.
         var grants: AccessRole
     }
 
