@@ -36,6 +36,18 @@ struct DatabaseCLITests {
         // The SQLite store in the same --data knows nothing of it: the database really is PostgreSQL.
         let elsewhere = try WopiProcess.run(["token", "--user", "hana", "--file", id, "--data", data.path])
         #expect(elsewhere.exitCode == 2 && elsewhere.stderr.contains("no user named 'hana'"))
+
+        // Sharing (issue 13) on the same database: a share, the shared user's token with their role, the listing, removal.
+        #expect(try WopiProcess.run(["users", "add", "ike", "--password", "ike-password-1", "--database", database, "--data", data.path]).exitCode == 0)
+        let shared = try WopiProcess.run(["shares", "add", id, "--with", "ike", "--role", "editor", "--database", database, "--data", data.path])
+        #expect(shared.exitCode == 0 && shared.stdout.contains("\"role\":\"editor\""), "shares add: \(shared.stderr)")
+        let ikeToken = try WopiProcess.run(["token", "--user", "ike", "--file", id, "--data", data.path], environment: environment)
+        #expect(ikeToken.exitCode == 0 && ikeToken.stdout.contains("\"role\":\"editor\""), "token: \(ikeToken.stderr)")
+        let shares = try WopiProcess.run(["shares", "list", "--user", "ike", "--database", database, "--data", data.path])
+        #expect(shares.stdout.contains("\"owner\":\"hana\"") && shares.stdout.contains("\"user\":\"ike\""), "\(shares.stdout) \(shares.stderr)")
+        #expect(try WopiProcess.run(["shares", "remove", id, "--with", "ike", "--database", database, "--data", data.path]).exitCode == 0)
+        let refused = try WopiProcess.run(["token", "--user", "ike", "--file", id, "--database", database, "--data", data.path])
+        #expect(refused.exitCode == 2 && refused.stderr.contains("may not open"), "\(refused.stderr)")
     }
 
     @Test("a bad or unreachable database URL: exit 2, one line naming the problem, never the password")
