@@ -178,6 +178,39 @@ struct WebFrontBrowserTests {
         }
     }
 
+    @Test("another user signs in, opens a ReadWrite link and adds the document to Shared with me as its editor")
+    func readWriteLink() async throws {
+        try await BrowserHost.run { host in
+            let bob = try await host.folder.store.createUser(name: "bob", displayName: "Bob Example",
+                                                             passwordHash: PasswordHash(hashing: "bob-password-1", logN: 10))
+            let link = host.backend.shareLink(user: host.user.id, item: host.report.id, isContainer: false, readWrite: true)
+            try await HeadlessChromium.run { driver in
+                let pages = PageChecks(driver: driver)
+                let browser = Browser(driver: driver)
+                // Signed out, the page says how to edit.
+                try await driver.navigate(link)
+                try await browser.waitFor("the shared file page") { try await driver.text(try await driver.element("h1")) == "Report.docx" }
+                #expect(try await driver.text(try await driver.element("body")).contains("Sign in"))
+                #expect(try await driver.elements("form[action$='/accept'] button").isEmpty)
+                try await pages.check("24-read-write-link-signed-out")
+
+                try await driver.navigate(host.baseURL + "/")
+                try await browser.waitFor("the sign-in form") { try await driver.elements("form#signin").count == 1 }
+                try await browser.signIn(as: "bob", password: "bob-password-1")
+                try await browser.waitFor("bob's files") { try await driver.elements("#listing").count == 1 }
+
+                try await driver.navigate(link)
+                try await browser.waitFor("the offer to edit") { try await driver.elements("form[action$='/accept'] button").count == 1 }
+                try await pages.check("25-read-write-link-offer")
+                try await driver.click(try await driver.element("form[action$='/accept'] button"))
+                try await browser.waitFor("the confirmation") { (try await driver.text(try await driver.element("body"))).contains("You can edit this") }
+                try await pages.check("26-read-write-link-accepted")
+            }
+            let access = try await host.folder.store.fileAccess(host.report.id, by: bob.id)
+            #expect(access?.role == .editor)
+        }
+    }
+
     @Test("the OAuth sign-in and consent pages and a shared folder page pass the same checks")
     func oauthAndSharePages() async throws {
         try await BrowserHost.run { host in
@@ -221,10 +254,10 @@ struct Browser: Sendable {
     let driver: WebDriverClient
 
     /// Fills the sign-in form shown (web front or OAuth) and submits it.
-    func signIn(password: String) async throws {
+    func signIn(as user: String = BrowserHost.userName, password: String) async throws {
         let name = try await driver.element("#username")
         try await driver.clear(name)
-        try await driver.type(BrowserHost.userName, into: name)
+        try await driver.type(user, into: name)
         try await driver.type(password, into: try await driver.element("#password"))
         try await driver.click(try await driver.element("button[type=submit]"))
     }
