@@ -18,6 +18,20 @@ struct FolderPage: Sendable {
     var maximumFileSize: Int64
     /// An alert shown above the listing.
     var error: String?
+    /// On the root page, what others shared with the user (issue 13).
+    var shared: [SharedEntry] = []
+
+    /// One item someone shared with the user: opened read-only through a share page, and in Office by role.
+    struct SharedEntry: Sendable {
+        var name: String
+        var isFolder: Bool
+        var ownerName: String
+        var role: AccessRole
+        /// A read-only share page for the item, made for the user.
+        var pageURL: String
+        /// For a file Office opens: the edit link is offered only to editors.
+        var officeLinks: OfficeOpenLinks?
+    }
 
     var folder: ContainerRecord? { path.last }
 
@@ -56,6 +70,10 @@ struct FolderPage: Sendable {
         var rows = folders.map { folderRow($0, strings) } + files.map { fileRow($0, strings) }
         if rows.isEmpty { rows = ["<li class=\"muted\">\(HTMLText.escape(strings.emptyFolder))</li>"] }
         html += "<ul id=\"listing\" aria-label=\"\(HTMLText.escape(title))\">\(rows.joined())</ul>"
+        if !shared.isEmpty {
+            html += "<h2 id=\"shared-heading\">\(HTMLText.escape(strings.sharedWithMe))</h2>"
+                + "<ul id=\"shared\" aria-labelledby=\"shared-heading\">\(shared.map { sharedRow($0, strings) }.joined())</ul>"
+        }
         return html
     }
 
@@ -96,6 +114,22 @@ struct FolderPage: Sendable {
                 """
         }
         return row + actions(itemPath: itemPath, name: file.name, strings) + "</li>"
+    }
+
+    private func sharedRow(_ entry: SharedEntry, _ strings: WebFrontStrings) -> String {
+        let by = HTMLText.fill(entry.role >= .editor ? strings.sharedByEditor : strings.sharedByViewer, entry.ownerName)
+        var row = """
+            <li data-name="\(HTMLText.escape(entry.name))" data-kind="\(entry.isFolder ? "folder" : "file")"><a class="name" href="\(HTMLText.escape(entry.pageURL))">\
+            \(HTMLText.escape(entry.name))</a><div class="meta">\(entry.isFolder ? HTMLText.escape(strings.folder) + " · " : "")\(by)</div>
+            """
+        if let links = entry.officeLinks {
+            row += "<div class=\"open\">"
+            if entry.role >= .editor {
+                row += "<a class=\"office-edit\" href=\"\(HTMLText.escape(links.edit.percentEncodedString))\">\(HTMLText.fill(strings.openIn, links.shortName))</a>"
+            }
+            row += "<a class=\"office-view\" href=\"\(HTMLText.escape(links.view.percentEncodedString))\">\(HTMLText.fill(strings.viewIn, links.shortName))</a></div>"
+        }
+        return row + "</li>"
     }
 
     /// Rename, delete and share for one item, each its own form with the CSRF token.

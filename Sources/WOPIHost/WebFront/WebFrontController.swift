@@ -92,11 +92,37 @@ struct WebFrontController<Context: RequestContext>: Sendable {
         for file in children.files {
             links[file.id] = OfficeOpenLinks(file: file, wopiSrc: backend.wopiSrc(.file(file.id)), service: service, userID: user.id.rawValue)
         }
-        let page = FolderPage(path: path.isEmpty ? [folder] : path, folders: children.containers, files: children.files, officeLinks: links,
+        var page = FolderPage(path: path.isEmpty ? [folder] : path, folders: children.containers, files: children.files, officeLinks: links,
                               csrf: session.csrf, language: language, basePath: basePath,
                               maximumFileSize: backend.configuration.maximumFileSize, error: error)
+        if folder.id == user.rootContainerID { page.shared = try await sharedEntries(for: user, service: service) }
         return layout(language, session: session, user: user, pagePath: "\(basePath)/folders/\(folder.id.rawValue)")
             .response(title: page.title, content: page.html, script: true, status: status, extraHeaders: Self.cookieHeaders(cookies))
+    }
+
+    /// What others shared with `user`, by name, each with its current role (issue 13).
+    func sharedEntries(for user: UserRecord, service: String) async throws -> [FolderPage.SharedEntry] {
+        var entries: [FolderPage.SharedEntry] = []
+        for share in try await backend.store.shares(with: user.id) {
+            let isFolder = share.itemKind == .container
+            let item: (name: String, owner: ResourceID, role: AccessRole?, file: FileRecord?)?
+            if isFolder {
+                item = try await backend.store.containerAccess(share.itemID, by: user.id).flatMap { access in
+                    access.container.map { ($0.name, $0.ownerID, access.role, nil) }
+                }
+            } else {
+                item = try await backend.store.fileAccess(share.itemID, by: user.id).flatMap { access in
+                    access.file.map { ($0.name, $0.ownerID, access.role, $0) }
+                }
+            }
+            guard let item, let role = item.role else { continue }
+            let owner = try await backend.store.user(id: item.owner)?.displayName ?? ""
+            entries.append(FolderPage.SharedEntry(
+                name: item.name, isFolder: isFolder, ownerName: owner, role: role,
+                pageURL: backend.shareLink(user: user.id, item: share.itemID, isContainer: isFolder),
+                officeLinks: item.file.flatMap { OfficeOpenLinks(file: $0, wopiSrc: backend.wopiSrc(.file($0.id)), service: service, userID: user.id.rawValue) }))
+        }
+        return entries.sorted { $0.name.lowercased() < $1.name.lowercased() }
     }
 
     /// A page with one message and a link home.

@@ -53,6 +53,11 @@ struct WebFrontStrings: Sendable {
     var folderNotEmpty: String
     var fileLocked: String
     var noFilesChosen: String
+    /// The root page's section of items others shared with the user (issue 13).
+    var sharedWithMe: String
+    /// "Shared by %@ · you can edit" / "… · view only": %@ is the owner's name.
+    var sharedByEditor: String
+    var sharedByViewer: String
 
     static let english = WebFrontStrings(
         myFiles: "My files", signOut: "Sign out", signedInAs: "Signed in as %@", language: "Language",
@@ -66,7 +71,8 @@ struct WebFrontStrings: Sendable {
         formExpired: "This form has expired. Reload the page and try again.", notFound: "This file or folder does not exist.",
         badName: "The name is not allowed: %@", nameTaken: "“%@” already exists here.",
         folderNotEmpty: "Only empty folders can be deleted.", fileLocked: "The file is open in Office and locked; try again later.",
-        noFilesChosen: "Choose at least one file.")
+        noFilesChosen: "Choose at least one file.",
+        sharedWithMe: "Shared with me", sharedByEditor: "Shared by %@ · you can edit", sharedByViewer: "Shared by %@ · view only")
 
     static let german = WebFrontStrings(
         myFiles: "Meine Dateien", signOut: "Abmelden", signedInAs: "Angemeldet als %@", language: "Sprache",
@@ -82,7 +88,9 @@ struct WebFrontStrings: Sendable {
         badName: "Der Name ist nicht erlaubt: %@", nameTaken: "„%@“ gibt es hier schon.",
         folderNotEmpty: "Nur leere Ordner können gelöscht werden.",
         fileLocked: "Die Datei ist in Office geöffnet und gesperrt; versuchen Sie es später erneut.",
-        noFilesChosen: "Wählen Sie mindestens eine Datei.")
+        noFilesChosen: "Wählen Sie mindestens eine Datei.",
+        sharedWithMe: "Mit mir geteilt", sharedByEditor: "Geteilt von %@ · Sie können bearbeiten",
+        sharedByViewer: "Geteilt von %@ · nur ansehen")
 
     static let simplifiedChinese = WebFrontStrings(
         myFiles: "我的文件", signOut: "退出登录", signedInAs: "已登录为 %@", language: "语言",
@@ -96,7 +104,8 @@ struct WebFrontStrings: Sendable {
         formExpired: "此表单已过期。请重新加载页面后再试。", notFound: "此文件或文件夹不存在。",
         badName: "不允许使用此名称：%@", nameTaken: "此处已存在“%@”。",
         folderNotEmpty: "只能删除空文件夹。", fileLocked: "该文件已在 Office 中打开并被锁定，请稍后再试。",
-        noFilesChosen: "请至少选择一个文件。")
+        noFilesChosen: "请至少选择一个文件。",
+        sharedWithMe: "与我共享", sharedByEditor: "由 %@ 共享 · 您可以编辑", sharedByViewer: "由 %@ 共享 · 仅查看")
 }
 
 extension WebFrontStrings {

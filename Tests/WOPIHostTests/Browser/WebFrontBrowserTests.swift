@@ -178,7 +178,7 @@ struct WebFrontBrowserTests {
         }
     }
 
-    @Test("another user signs in, opens a ReadWrite link and adds the document to Shared with me as its editor")
+    @Test("another user signs in, opens a ReadWrite link, adds the document to Shared with me and finds it on their page")
     func readWriteLink() async throws {
         try await BrowserHost.run { host in
             let bob = try await host.folder.store.createUser(name: "bob", displayName: "Bob Example",
@@ -205,6 +205,16 @@ struct WebFrontBrowserTests {
                 try await driver.click(try await driver.element("form[action$='/accept'] button"))
                 try await browser.waitFor("the confirmation") { (try await driver.text(try await driver.element("body"))).contains("You can edit this") }
                 try await pages.check("26-read-write-link-accepted")
+
+                // bob's own root page lists it under "Shared with me", with his Office links.
+                try await driver.navigate(host.baseURL + "/")
+                try await browser.waitFor("the shared section") { try await driver.elements("#shared li[data-name='Report.docx']").count == 1 }
+                #expect(try await driver.text(try await driver.element("#shared-heading")) == "Shared with me")
+                #expect(try await driver.text(try await driver.element("#shared .meta")) == "Shared by Alice Example · you can edit")
+                #expect(try await driver.attribute("href", of: try await driver.element("#shared a.office-edit"))
+                        == "ms-word:ofe%7Cu%7Chttp%3A//127.0.0.1:\(host.port)/wopi/files/\(host.report.id.rawValue)%7Cd%7CWOPIKit%7Ce%7C\(bob.id.rawValue)%7Cn%7CReport.docx%7Ca%7CWeb")
+                #expect(try await browser.names() == [], "bob's own folder stays his own")
+                try await pages.check("27-shared-with-me")
             }
             let access = try await host.folder.store.fileAccess(host.report.id, by: bob.id)
             #expect(access?.role == .editor)
