@@ -28,18 +28,7 @@ struct ContainersController<Context: RequestContext>: Sendable {
 
     @Sendable func enumerateChildren(_ request: Request, context: Context) async throws -> Response {
         let (container, claims) = try await resolve(request, context)
-        let children = try await backend.store.children(of: container.id)
-        var files = children.files
-        if let filter = try request.headers.single(.wopiFileExtensionFilterList) {
-            let extensions = Set(filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
-            files = files.filter { extensions.contains($0.fileExtension) }
-        }
-        return try WOPIJSON.response(ChildrenResponse(
-            childContainers: children.containers.map { NamedURL(name: $0.name, url: backend.url(.container($0.id), for: claims)) },
-            childFiles: files.map {
-                ChildFile(name: $0.name, url: backend.url(.file($0.id), for: claims), size: $0.size, version: $0.versionString,
-                          lastModifiedTime: $0.modifiedAt.wopiTimestamp)
-            }))
+        return try enumeratedChildren(of: container, claims: claims, request: request) // issue 10: streamed, a page at a time
     }
 
     @Sendable func enumerateAncestors(_ request: Request, context: Context) async throws -> Response {

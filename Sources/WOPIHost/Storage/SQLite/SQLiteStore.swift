@@ -47,7 +47,7 @@ public final class SQLiteStore: WOPIStore {
     }
 
     public func user(id: ResourceID) async throws -> UserRecord? {
-        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map(Self.user) }
+        try lookUp { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id.rawValue]).map(Self.user) }
     }
 
     public func user(named name: String) async throws -> UserRecord? {
@@ -87,7 +87,7 @@ public final class SQLiteStore: WOPIStore {
     // MARK: Containers
 
     public func container(id: ResourceID) async throws -> ContainerRecord? {
-        try await pool.read { db in try Self.container(db, id) }
+        try lookUp { db in try Self.container(db, id) }
     }
 
     public func containerPath(to id: ResourceID) async throws -> [ContainerRecord] {
@@ -114,6 +114,41 @@ public final class SQLiteStore: WOPIStore {
             return (containers, files)
         }
     }
+
+    // BEGIN performance (issue 10)
+    /// A primary-key lookup, run on the calling thread (issue 10).
+    ///
+    /// GRDB's async `read` hops to a reader's dispatch queue and back, which costs more than the
+    /// microseconds a point lookup takes: those hops were most of CheckFileInfo's profile. The
+    /// synchronous `read` runs the same read-only transaction inline (a serial queue runs a `sync`
+    /// block on the caller's thread). Only for lookups by key; anything that can take long stays async.
+    private func lookUp<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.read(body)
+    }
+
+    public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
+        try await pool.read { db in
+            try Self.page(db, table: "containers", parent: "parent_id", id: id, after: after, limit: limit).map(Self.container)
+        }
+    }
+
+    public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
+        try await pool.read { db in
+            try Self.page(db, table: "files", parent: "container_id", id: id, after: after, limit: limit).map(Self.file)
+        }
+    }
+
+    /// One page of a listing; both forms walk the `(parent, name NOCASE)` unique index from the cursor on.
+    private static func page(_ db: Database, table: String, parent: String, id: ResourceID, after: String?, limit: Int) throws -> [Row] {
+        guard let after else {
+            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM \(table) WHERE \(parent) = ? ORDER BY name COLLATE NOCASE LIMIT ?"),
+                                    arguments: [id.rawValue, limit])
+        }
+        return try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM \(table) WHERE \(parent) = ? AND name > ? COLLATE NOCASE ORDER BY name COLLATE NOCASE LIMIT ?
+            """), arguments: [id.rawValue, after, limit])
+    }
+    // END performance
 
     public func createContainer(named name: String, in parentID: ResourceID) async throws -> ContainerRecord {
         try await pool.write { db in
@@ -157,7 +192,7 @@ public final class SQLiteStore: WOPIStore {
     // MARK: Files
 
     public func file(id: ResourceID) async throws -> FileRecord? {
-        try await pool.read { db in try Self.file(db, id) }
+        try lookUp { db in try Self.file(db, id) }
     }
 
     public func file(named name: String, in containerID: ResourceID) async throws -> FileRecord? {
@@ -301,11 +336,11 @@ public final class SQLiteStore: WOPIStore {
     }
 
     private static func container(_ db: Database, _ id: ResourceID) throws -> ContainerRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM containers WHERE id = ?", arguments: [id.rawValue]).map(container)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM containers WHERE id = ?"), arguments: [id.rawValue]).map(container)
     }
 
     static func file(_ db: Database, _ id: ResourceID) throws -> FileRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM files WHERE id = ?", arguments: [id.rawValue]).map(file)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM files WHERE id = ?"), arguments: [id.rawValue]).map(file)
     }
 
     static func id(_ row: Row, _ column: String) -> ResourceID {
