@@ -87,6 +87,34 @@ struct HotPathTests {
         }
     }
 
+    @Test("The flat JSON fast path writes the bytes Foundation's encoder writes, and declines what it cannot write")
+    func flatJSONMatchesFoundation() throws {
+        func check(_ value: some Encodable, flat: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let fast = FlatJSONEncoder.encode(value)
+            #expect((fast != nil) == flat, sourceLocation: sourceLocation)
+            if let fast {
+                #expect(String(buffer: fast) == String(decoding: try WOPIJSON.encoder.encode(value), as: UTF8.self), sourceLocation: sourceLocation)
+            }
+        }
+        for userInfo in [nil, "{\"theme\":\"dark\"}\n\u{1}"] {
+            try check(CheckFileInfoResponse(
+                baseFileName: "Budget \"Q3\" é.xlsx", ownerId: "owner", size: 1_234_567_890_123, userId: "user", version: "v42",
+                fileExtension: ".xlsx", lastModifiedTime: Date(timeIntervalSince1970: 1_700_000_000).wopiTimestamp,
+                SHA256: "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", fileUrl: "https://h/wopi/files/a/contents?access_token=x.y_z-",
+                userFriendlyName: "Zoë \\ Ødegaard", userInfo: userInfo, isEduUser: false, licenseCheckForEditIsEnabled: false,
+                userCanWrite: true, userCanRename: false, userCanNotWriteRelative: false, readOnly: true,
+                breadcrumbBrandName: "WOPIKit", breadcrumbFolderName: "Files/2026"), flat: true)
+        }
+        try check(ContainerInfo(ContainerRecord(id: .random(), parentID: nil, ownerID: .random(), name: "Root \t")), flat: true)
+        try check(NewFileResponse(name: "a.docx", url: "https://h/x"), flat: true)
+        try check(NamedURL(name: "n", url: "u"), flat: true)
+        try check(["name": "lower-case keys stay as they are"], flat: false)
+        try check(ChildrenResponse(childContainers: [NamedURL(name: "n", url: "u")], childFiles: []), flat: false)
+        try check(ContainerPointerResponse(containerPointer: NamedURL(name: "n", url: "u"),
+                                           containerInfo: ContainerInfo(ContainerRecord(id: .random(), parentID: nil, ownerID: .random(), name: "r"))),
+                  flat: false)
+    }
+
     // MARK: Timestamps
 
     @Test("wopiTimestamp is formatted(.iso8601) for dates across the calendar, fractions and negatives included")
@@ -143,6 +171,48 @@ struct HotPathTests {
         }
     }
 
+    // MARK: Lock group commit
+
+    @Test("Concurrent lock changes committed together keep one winner per file, and a missing file fails alone")
+    func groupCommittedLocks() async throws {
+        try await StoreUnderTest.with(.sqlite) { _, storage in
+            let store = storage.store
+            let user = try await store.createUser(name: "lee", displayName: "Lee", passwordHash: .unusable)
+            var files: [FileRecord] = []
+            for index in 0..<10 {
+                files.append(try await store.createFile(named: "f\(index).docx", in: user.rootContainerID, blob: fakeBlob(),
+                                                        replacing: false, now: Date()).file)
+            }
+            let now = Date()
+            var attempts: [LockAttempt] = []
+            await withTaskGroup(of: LockAttempt.self) { group in
+                for file in files {
+                    for attempt in 0..<20 {
+                        group.addTask { await LockAttempt.run(store, file.id, "lock-\(attempt)", now) }
+                    }
+                }
+                group.addTask { await LockAttempt.run(store, .random(), "missing", now) }
+                for await attempt in group { attempts.append(attempt) }
+            }
+            let missing = attempts.filter { $0.value == "missing" }
+            #expect(missing.count == 1 && missing.first?.error == .notFound && missing.first?.decision == nil)
+            for file in files {
+                let mine = attempts.filter { $0.file == file.id }
+                let winners = mine.filter { if case .granted = $0.decision { true } else { false } }
+                #expect(mine.count == 20 && winners.count == 1, "one lock wins on \(file.name)")
+                let stored = try #require(try await store.file(id: file.id))
+                #expect(stored.lock?.lock.value == winners.first?.value)
+                for loser in mine where loser.value != winners.first?.value {
+                    guard case .conflict(let current, _) = loser.decision else {
+                        Issue.record("\(loser.value) on \(file.name): \(String(describing: loser.decision)) \(String(describing: loser.error))")
+                        continue
+                    }
+                    #expect(current == winners.first?.value)
+                }
+            }
+        }
+    }
+
     // MARK: Support
 
     private func withBlobStore(_ body: (FileSystemBlobStore, URL) async throws -> Void) async throws {
@@ -166,6 +236,23 @@ struct HotPathTests {
 }
 
 private struct UploadBroke: Error {}
+
+/// One `updateLock` call and what it answered.
+private struct LockAttempt: Sendable {
+    let file: ResourceID
+    let value: String
+    let decision: LockRules.Decision?
+    let error: WOPIStoreError?
+
+    static func run(_ store: any WOPIStore, _ file: ResourceID, _ value: String, _ now: Date) async -> LockAttempt {
+        do {
+            let decision = try await store.updateLock(file, request: .lock(WOPILock(value)!), now: now).decision
+            return LockAttempt(file: file, value: value, decision: decision, error: nil)
+        } catch {
+            return LockAttempt(file: file, value: value, decision: nil, error: error as? WOPIStoreError)
+        }
+    }
+}
 
 /// A request body of fixed chunks that can fail part-way, as a dropped connection does.
 private struct Chunks: AsyncSequence, Sendable {

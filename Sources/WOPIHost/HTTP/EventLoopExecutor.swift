@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOPosix
 
 /// Runs Swift concurrency's global executor on NIO's event loops (issue 10); `wopi serve` installs it first thing.

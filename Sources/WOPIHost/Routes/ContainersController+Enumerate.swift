@@ -18,9 +18,8 @@ extension ContainersController {
     /// failure after it ends the connection without completing the body, which a client sees as an
     /// error rather than as a short list.
     func enumeratedChildren(of container: ContainerRecord, claims: AccessTokenClaims, request: Request) throws -> Response {
-        var extensions: Set<String>?
-        if let filter = try request.headers.single(.wopiFileExtensionFilterList) {
-            extensions = Set(filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        let extensions: Set<String>? = try request.headers.single(.wopiFileExtensionFilterList).map { filter in
+            Set(filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
         }
         let backend = backend
         let pageSize = Self.childrenPageSize

@@ -10,6 +10,8 @@ import WOPICore
 public final class SQLiteStore: WOPIStore {
     /// Shared with the store's extensions in other files (authorization tables).
     let pool: DatabasePool
+    /// Group commit for ``updateLock(_:request:now:)`` (issue 10).
+    private let lockChanges: LockChangeBatcher
 
     /// Opens (creating and migrating if needed) the database at `path`.
     ///
@@ -26,6 +28,7 @@ public final class SQLiteStore: WOPIStore {
             throw StoreSchemaError.newerThanBinary(found: unknown.sorted().joined(separator: ", "), supported: migrator.migrations.last ?? "none")
         }
         try migrator.migrate(pool)
+        lockChanges = LockChangeBatcher(pool: pool)
     }
 
     // MARK: Users
@@ -116,14 +119,16 @@ public final class SQLiteStore: WOPIStore {
     }
 
     // BEGIN performance (issue 10)
-    /// A primary-key lookup, run on the calling thread (issue 10).
+    /// A lookup by key in one `SELECT`, run on the calling thread (issue 10).
     ///
     /// GRDB's async `read` hops to a reader's dispatch queue and back, which costs more than the
     /// microseconds a point lookup takes: those hops were most of CheckFileInfo's profile. The
-    /// synchronous `read` runs the same read-only transaction inline (a serial queue runs a `sync`
-    /// block on the caller's thread). Only for lookups by key; anything that can take long stays async.
+    /// synchronous read runs inline (a serial queue runs a `sync` block on the caller's thread). It
+    /// skips GRDB's explicit `BEGIN`/`COMMIT`: SQLite runs a lone statement in its own read
+    /// transaction, which is all the isolation one `SELECT` needs. So `body` must run exactly one
+    /// statement, and one that cannot take long; anything else stays on the async `read`.
     private func lookUp<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.read(body)
+        try pool.unsafeRead(body)
     }
 
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
@@ -260,16 +265,8 @@ public final class SQLiteStore: WOPIStore {
 
     public func updateLock(_ id: ResourceID, request: LockRules.Request, now: Date) async throws
         -> (decision: LockRules.Decision, file: FileRecord) {
-        try await pool.write { db in
-            guard var file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
-            let decision = LockRules.evaluate(request, current: file.lock, now: now)
-            if case .granted(let newState) = decision, newState != file.lock {
-                file.lock = newState
-                try db.execute(sql: "UPDATE files SET lock_value = ?, lock_expires_at = ? WHERE id = ?",
-                               arguments: [newState?.lock.value, newState?.expiresAt.timeIntervalSince1970, id.rawValue])
-            }
-            return (decision, file)
-        }
+        // Issue 10: concurrent lock changes share one transaction and one fsync (group commit).
+        try await lockChanges.apply(id, request: request, now: now)
     }
 
     public func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws
