@@ -25,9 +25,9 @@ public struct FileSystemBlobStore: BlobStore {
     /// Where uploads in flight are written before they are renamed into place.
     public var stagingFolder: URL { folder.appendingPathComponent(".staging") }
     private let chunkLength = 1024 * 1024
-    /// Network chunks are small (tens of KiB); writing 4 MiB at a time costs one thread-pool hop and one
+    /// Network chunks are small (tens of KiB); writing 2 MiB at a time costs one thread-pool hop and one
     /// `pwrite` per batch instead of per chunk.
-    private let writeBatchLength = 4 * 1024 * 1024
+    private let writeBatchLength = 2 * 1024 * 1024
 
     /// Uses (and creates if needed) `folder` and its staging folder.
     public init(folder: URL) throws {
@@ -51,9 +51,8 @@ public struct FileSystemBlobStore: BlobStore {
             for try await chunk in body {
                 size += Int64(chunk.readableBytes)
                 guard size <= maximumSize else { throw BlobStoreError.tooLarge(maximumSize: maximumSize) }
-                var chunk = chunk
-                batch.writeBuffer(&chunk)
-                if batch.readableBytes >= writeBatchLength {
+                // Hand the batch over before it would outgrow its capacity (a regrown buffer doubles).
+                if batch.readableBytes > 0, batch.readableBytes + chunk.readableBytes > writeBatchLength {
                     // The previous batch's buffer comes back written and is reused, so steady state allocates nothing.
                     var spare = try await pending?.value ?? ByteBuffer()
                     spare.clear()
@@ -61,6 +60,8 @@ public struct FileSystemBlobStore: BlobStore {
                     pending = Task { [batch] in try await file.append(batch) }
                     batch = spare
                 }
+                var chunk = chunk
+                batch.writeBuffer(&chunk)
             }
             if let previous = pending {
                 pending = nil
