@@ -7,7 +7,7 @@ import WOPICore
 extension ContainersController {
     /// How many children one store read returns; the answer is written to the network page by page,
     /// so memory depends on this, not on the size of the folder.
-    static var childrenPageSize: Int { 2000 }
+    static var childrenPageSize: Int { 1000 }
 
     /// EnumerateChildren's answer (docs/rest/src/containers/EnumerateChildren.rst), streamed.
     ///
@@ -23,14 +23,6 @@ extension ContainersController {
         }
         let backend = backend
         let pageSize = Self.childrenPageSize
-        // What `WOPIBackend.url(_:for:)` computes per child, computed once per listing: the public URL's
-        // text and the children's token expiry (the configured lifetime, no later than the caller's token).
-        let base = backend.configuration.publicURL.absoluteString
-        let expiry = min(backend.configuration.now().addingTimeInterval(backend.configuration.accessTokenLifetime), claims.expiresAt)
-        let childURL: @Sendable (String, WOPIResource, ResourceID) -> String = { kind, resource, id in
-            let token = backend.tokens.issue(AccessTokenClaims(userID: claims.userID, resource: resource, expiresAt: expiry))
-            return "\(base)/wopi/\(kind)/\(id.rawValue)?access_token=\(token)"
-        }
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         let body = ResponseBody { writer in
@@ -46,7 +38,7 @@ extension ContainersController {
                     buffer.writeStaticString(#"{"Name":"#)
                     JSONText.writeString(child.name, to: &buffer)
                     buffer.writeStaticString(#","Url":"#)
-                    JSONText.writeString(childURL("containers", .container(child.id), child.id), to: &buffer)
+                    JSONText.writeString(backend.url(.container(child.id), for: claims), to: &buffer)
                     buffer.writeStaticString("}")
                 }
                 cursor = page.count == pageSize ? page.last?.name : nil
@@ -67,7 +59,7 @@ extension ContainersController {
                     buffer.writeStaticString(#","Size":"#)
                     buffer.writeString(String(file.size))
                     buffer.writeStaticString(#","Url":"#)
-                    JSONText.writeString(childURL("files", .file(file.id), file.id), to: &buffer)
+                    JSONText.writeString(backend.url(.file(file.id), for: claims), to: &buffer)
                     buffer.writeStaticString(#","Version":"#)
                     JSONText.writeString(file.versionString, to: &buffer)
                     buffer.writeStaticString("}")
