@@ -4,20 +4,39 @@ import Foundation
 public enum Base64URL {
     /// Encodes bytes as unpadded base64url.
     public static func encode(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        // One pass over the base64 bytes rather than three string replacements: tokens are encoded
+        // and decoded on every WOPI request.
+        var bytes = Array(data.base64EncodedData())
+        var count = 0
+        for byte in bytes where byte != UInt8(ascii: "=") {
+            bytes[count] = switch byte {
+            case UInt8(ascii: "+"): UInt8(ascii: "-")
+            case UInt8(ascii: "/"): UInt8(ascii: "_")
+            default: byte
+            }
+            count += 1
+        }
+        return String(decoding: bytes[..<count], as: UTF8.self)
     }
 
     /// Decodes unpadded (or padded) base64url; `nil` for anything outside the alphabet.
     public static func decode(_ text: some StringProtocol) -> Data? {
-        guard text.utf8.allSatisfy({ allowed.contains($0) }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 = base64.replacingOccurrences(of: "=", with: "")
+        // `=` may appear anywhere and is dropped; padding is added back for Foundation's decoder.
+        var base64: [UInt8] = []
+        base64.reserveCapacity(text.utf8.count + 3)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                base64.append(byte)
+            case UInt8(ascii: "-"): base64.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): base64.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "="): continue
+            default: return nil
+            }
+        }
         if base64.count % 4 == 1 { return nil }
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        base64.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - base64.count % 4) % 4))
+        return Data(base64Encoded: Data(base64))
     }
 
     /// `count` random bytes from the system's secure generator, base64url-encoded.
@@ -25,6 +44,4 @@ public enum Base64URL {
         var generator = SystemRandomNumberGenerator()
         return encode(Data((0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }))
     }
-
-    private static let allowed: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=".utf8))
 }

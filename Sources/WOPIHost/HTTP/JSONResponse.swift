@@ -7,10 +7,7 @@ import NIOCore
 enum WOPIJSON {
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .custom { path in
-            let key = path.last!.stringValue
-            return PascalKey(stringValue: key.prefix(1).uppercased() + key.dropFirst())
-        }
+        encoder.keyEncodingStrategy = .custom { path in PascalKey(stringValue: pascalCase(path.last!.stringValue)) }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
@@ -19,8 +16,32 @@ enum WOPIJSON {
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
+        if let flat = FlatJSONEncoder.encode(value) { // issue 10: the same bytes, without Foundation's value tree
+            return Response(status: status, headers: headers, body: .init(byteBuffer: flat))
+        }
         let data = try encoder.encode(value)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `key` with its first letter capitalized, remembered: the strategy runs for every key of every
+    /// answer, and the set of keys is small and fixed (issue 10: this was a visible part of CheckFileInfo).
+    static func pascalCase(_ key: String) -> String {
+        pascalKeys.converted(key)
+    }
+
+    private static let pascalKeys = PascalKeyCache()
+
+    /// The keys converted so far, behind a lock (encoders run on many threads).
+    private final class PascalKeyCache: @unchecked Sendable {
+        private let lock = NSLock()
+        private var keys: [String: String] = [:]
+
+        func converted(_ key: String) -> String {
+            if let known = lock.withLock({ keys[key] }) { return known }
+            let converted = key.prefix(1).uppercased() + key.dropFirst()
+            lock.withLock { keys[key] = converted }
+            return converted
+        }
     }
 
     private struct PascalKey: CodingKey {

@@ -125,6 +125,38 @@ struct NewFileResponse: Encodable {
 }
 
 extension Date {
-    /// ISO 8601 in UTC, as WOPI's `LastModifiedTime` expects.
-    var wopiTimestamp: String { formatted(.iso8601) }
+    /// ISO 8601 in UTC to the second (`2026-11-23T21:40:00Z`), as WOPI's `LastModifiedTime` expects.
+    ///
+    /// The same text as `formatted(.iso8601)`, built by hand (issue 10): the format style cost
+    /// microseconds per call, once per file in a listing.
+    var wopiTimestamp: String {
+        let seconds = timeIntervalSince1970.rounded(.down)
+        // Years 1900…9999 only: older dates (calendar reforms) and larger ones take the format style.
+        guard seconds.isFinite, seconds >= -2_208_988_800, seconds < 253_402_300_800 else { return formatted(.iso8601) }
+        // Days since 1970-01-01 to a civil date (Howard Hinnant's days_from_civil, inverted).
+        let total = Int64(seconds)
+        let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+        let secondOfDay = total - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        var bytes = [UInt8](repeating: 0, count: 20)
+        func put(_ value: Int64, _ at: Int, _ width: Int) {
+            var value = value
+            for index in stride(from: at + width - 1, through: at, by: -1) {
+                bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+        }
+        put(year, 0, 4); bytes[4] = UInt8(ascii: "-"); put(month, 5, 2); bytes[7] = UInt8(ascii: "-"); put(day, 8, 2)
+        bytes[10] = UInt8(ascii: "T"); put(secondOfDay / 3600, 11, 2); bytes[13] = UInt8(ascii: ":")
+        put(secondOfDay / 60 % 60, 14, 2); bytes[16] = UInt8(ascii: ":"); put(secondOfDay % 60, 17, 2); bytes[19] = UInt8(ascii: "Z")
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }

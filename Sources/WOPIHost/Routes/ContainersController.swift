@@ -27,38 +27,38 @@ struct ContainersController<Context: RequestContext>: Sendable {
 
     @Sendable func enumerateChildren(_ request: Request, context: Context) async throws -> Response {
         let access = try await resolve(request, context)
-        let (container, claims) = (access.container, access.claims)
-        var children = access.isSharedWithMe ? try await sharedItems(for: access.user) : try await backend.store.children(of: container.id)
-        var sharedWithMe: [NamedURL] = []
-        if container.id == access.user.rootContainerID, !(try await backend.store.shares(with: access.user.id)).isEmpty {
-            sharedWithMe = [NamedURL(name: SharedWithMe.name, url: backend.url(.container(SharedWithMe.id(for: access.user.id)), for: claims))]
+        if access.isSharedWithMe { return try await sharedWithMeChildren(access, request: request) }
+        var leading: [NamedURL] = []
+        if access.container.id == access.user.rootContainerID, !(try await backend.store.shares(with: access.user.id)).isEmpty {
+            leading = [NamedURL(name: SharedWithMe.name, url: backend.url(.container(SharedWithMe.id(for: access.user.id)), for: access.claims))]
         }
-        if access.isSharedWithMe { children.containers.sort { $0.name.lowercased() < $1.name.lowercased() } }
-        var files = children.files
-        if let filter = try request.headers.single(.wopiFileExtensionFilterList) {
-            let extensions = Set(filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
-            files = files.filter { extensions.contains($0.fileExtension) }
-        }
-        return try WOPIJSON.response(ChildrenResponse(
-            childContainers: sharedWithMe + children.containers.map { NamedURL(name: $0.name, url: backend.url(.container($0.id), for: claims)) },
-            childFiles: files.map {
-                ChildFile(name: $0.name, url: backend.url(.file($0.id), for: claims), size: $0.size, version: $0.versionString,
-                          lastModifiedTime: $0.modifiedAt.wopiTimestamp)
-            }))
+        return try enumeratedChildren(of: access.container, claims: access.claims, request: request, leading: leading) // issue 10: streamed
     }
 
-    /// What is shared with `user`, as the children of their "Shared with me": files and containers, each by name.
-    private func sharedItems(for user: UserRecord) async throws -> (containers: [ContainerRecord], files: [FileRecord]) {
+    /// The children of a user's "Shared with me": the files and containers shared with them, each list by name.
+    /// One entry per share, so the list is as long as what was shared, not as a folder: no need to stream it.
+    private func sharedWithMeChildren(_ access: AuthorizedContainer, request: Request) async throws -> Response {
         var containers: [ContainerRecord] = []
         var files: [FileRecord] = []
-        for share in try await backend.store.shares(with: user.id) {
+        for share in try await backend.store.shares(with: access.user.id) {
             switch share.itemKind {
             case .container: if let container = try await backend.store.container(id: share.itemID) { containers.append(container) }
             case .file: if let file = try await backend.store.file(id: share.itemID) { files.append(file) }
             }
         }
+        if let filter = try request.headers.single(.wopiFileExtensionFilterList) {
+            let extensions = Set(filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+            files = files.filter { extensions.contains($0.fileExtension) }
+        }
+        containers.sort { $0.name.lowercased() < $1.name.lowercased() }
         files.sort { $0.name.lowercased() < $1.name.lowercased() }
-        return (containers, files)
+        let claims = access.claims
+        return try WOPIJSON.response(ChildrenResponse(
+            childContainers: containers.map { NamedURL(name: $0.name, url: backend.url(.container($0.id), for: claims)) },
+            childFiles: files.map {
+                ChildFile(name: $0.name, url: backend.url(.file($0.id), for: claims), size: $0.size, version: $0.versionString,
+                          lastModifiedTime: $0.modifiedAt.wopiTimestamp)
+            }))
     }
 
     @Sendable func enumerateAncestors(_ request: Request, context: Context) async throws -> Response {

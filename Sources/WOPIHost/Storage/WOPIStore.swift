@@ -168,6 +168,20 @@ public protocol WOPIStore: Sendable {
     func containerAccess(_ containerID: ResourceID, by userID: ResourceID) async throws -> ContainerAccess?
     // END sharing
 
+    // BEGIN performance (issue 10): listings read a page at a time, so memory does not grow with the folder.
+
+    /// Up to `limit` direct child containers of a container, sorted by name as in ``children(of:)``,
+    /// starting after the child named `after` (case-insensitively) when it is given.
+    ///
+    /// Each page is one read: a child created, renamed or removed between two pages of a listing may
+    /// be missed or seen twice, never half-written. An unknown container has no children.
+    func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord]
+    /// Up to `limit` files of a container, sorted by name as in ``children(of:)``, starting after the
+    /// file named `after` (case-insensitively) when it is given. Same paging rules as
+    /// ``childContainers(of:after:limit:)``.
+    func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord]
+    // END performance
+
     // MARK: Secrets
 
     /// A host-wide secret, created with `make` the first time it is asked for and shared by every
@@ -178,6 +192,36 @@ public protocol WOPIStore: Sendable {
     /// Stores a host setting.
     func setHostSetting(_ value: String, named name: String) async throws
 }
+
+// BEGIN performance (issue 10)
+extension WOPIStore {
+    /// A fallback for stores written before paging existed: reads all children and returns one page.
+    /// ``SQLiteStore`` and ``PostgresStore`` read only the page.
+    public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
+        let all: [ContainerRecord]
+        do { all = try await children(of: id).containers } catch WOPIStoreError.notFound { return [] }
+        return Array(all.filter { after == nil || WOPIStorePaging.isAfter($0.name, after!) }.prefix(limit))
+    }
+
+    /// A fallback for stores written before paging existed: reads all children and returns one page.
+    public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
+        let all: [FileRecord]
+        do { all = try await children(of: id).files } catch WOPIStoreError.notFound { return [] }
+        return Array(all.filter { after == nil || WOPIStorePaging.isAfter($0.name, after!) }.prefix(limit))
+    }
+}
+
+/// The order listings page in: ASCII letters folded to lower case, then bytes (SQLite's `NOCASE`).
+enum WOPIStorePaging {
+    static func isAfter(_ name: String, _ cursor: String) -> Bool {
+        folded(cursor).lexicographicallyPrecedes(folded(name))
+    }
+
+    private static func folded(_ text: String) -> [UInt8] {
+        text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }
+    }
+}
+// END performance
 
 /// Errors a ``WOPIStore`` reports.
 public enum WOPIStoreError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -168,6 +168,34 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
+    // BEGIN performance (issue 10)
+    public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
+        if let after {
+            return try await all("""
+                SELECT \(unescaped: Columns.container) FROM containers WHERE parent_id = \(id.rawValue)
+                AND wopi_fold(name) COLLATE "C" > wopi_fold(\(after)) COLLATE "C" ORDER BY wopi_fold(name) COLLATE "C", id LIMIT \(limit)
+                """, Self.container)
+        }
+        return try await all("""
+            SELECT \(unescaped: Columns.container) FROM containers WHERE parent_id = \(id.rawValue)
+            ORDER BY wopi_fold(name) COLLATE "C", id LIMIT \(limit)
+            """, Self.container)
+    }
+
+    public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
+        if let after {
+            return try await all("""
+                SELECT \(unescaped: Columns.file) FROM files WHERE container_id = \(id.rawValue)
+                AND wopi_fold(name) COLLATE "C" > wopi_fold(\(after)) COLLATE "C" ORDER BY wopi_fold(name) COLLATE "C", id LIMIT \(limit)
+                """, Self.file)
+        }
+        return try await all("""
+            SELECT \(unescaped: Columns.file) FROM files WHERE container_id = \(id.rawValue)
+            ORDER BY wopi_fold(name) COLLATE "C", id LIMIT \(limit)
+            """, Self.file)
+    }
+    // END performance
+
     public func createContainer(named name: String, in parentID: ResourceID) async throws -> ContainerRecord {
         do {
             return try await transaction { connection in

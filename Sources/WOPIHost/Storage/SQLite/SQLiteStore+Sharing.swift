@@ -50,47 +50,68 @@ extension SQLiteStore {
     }
 
     public func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess? {
-        try await pool.read { db in
-            guard let user = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [userID.rawValue]).map(Self.user) else {
-                return nil
-            }
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT f.*, c.name AS container_name FROM files f JOIN containers c ON c.id = f.container_id WHERE f.id = ?
-                """, arguments: [fileID.rawValue])
-            else { return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "") }
+        // One statement, run inline (issue 10): the user, the file with its folder's name, and for anyone but the
+        // owner the best share on the folder chain and the share on the file itself ('editor' > 'viewer' as text).
+        try lookUp { db in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                WITH RECURSIVE chain(id) AS (
+                    SELECT container_id FROM files WHERE id = ?1
+                    UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
+                )
+                SELECT \(Self.prefixedUserColumns), f.*, c.name AS container_name,
+                       CASE WHEN f.owner_id = u.id THEN NULL ELSE
+                           (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id) END AS chain_role,
+                       CASE WHEN f.owner_id = u.id THEN NULL ELSE
+                           (SELECT max(s.role) FROM shares s WHERE s.file_id = f.id AND s.user_id = u.id) END AS file_role
+                FROM users u LEFT JOIN files f ON f.id = ?1 LEFT JOIN containers c ON c.id = f.container_id
+                WHERE u.id = ?2
+                """), arguments: [fileID.rawValue, userID.rawValue])
+            else { return nil }
+            let user = Self.prefixedUser(row)
+            guard (row["id"] as String?) != nil else { return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "") }
             let file = Self.file(row)
             let containerName: String = row["container_name"]
             if file.ownerID == user.id {
                 return FileAccess(user: user, file: file, role: .owner, containerRole: .owner, containerName: containerName)
             }
-            let containerRole = try Self.sharedRole(db, of: user.id, containerChainFrom: file.containerID)
-            let fileRole = try String.fetchOne(db, sql: "SELECT role FROM shares WHERE file_id = ? AND user_id = ?",
-                                               arguments: [file.id.rawValue, user.id.rawValue]).flatMap(AccessRole.init(rawValue:))
-            return FileAccess(user: user, file: file, role: [containerRole, fileRole].compactMap { $0 }.max(),
-                              containerRole: containerRole, containerName: containerName)
+            let folderRole = (row["chain_role"] as String?).flatMap(AccessRole.init(rawValue:))
+            let role = [folderRole, (row["file_role"] as String?).flatMap(AccessRole.init(rawValue:))].compactMap { $0 }.max()
+            return FileAccess(user: user, file: file, role: role, containerRole: folderRole, containerName: containerName)
         }
     }
 
     public func containerAccess(_ containerID: ResourceID, by userID: ResourceID) async throws -> ContainerAccess? {
-        try await pool.read { db in
-            guard let user = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [userID.rawValue]).map(Self.user) else {
-                return nil
-            }
-            guard let container = try Self.container(db, containerID) else { return ContainerAccess(user: user, container: nil, role: nil) }
+        try lookUp { db in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                WITH RECURSIVE chain(id) AS (
+                    SELECT id FROM containers WHERE id = ?1
+                    UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
+                )
+                SELECT \(Self.prefixedUserColumns), c.*,
+                       CASE WHEN c.owner_id = u.id THEN NULL ELSE
+                           (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id) END AS shared_role
+                FROM users u LEFT JOIN containers c ON c.id = ?1
+                WHERE u.id = ?2
+                """), arguments: [containerID.rawValue, userID.rawValue])
+            else { return nil }
+            let user = Self.prefixedUser(row)
+            guard (row["id"] as String?) != nil else { return ContainerAccess(user: user, container: nil, role: nil) }
+            let container = Self.container(row)
             if container.ownerID == user.id { return ContainerAccess(user: user, container: container, role: .owner) }
-            return ContainerAccess(user: user, container: container, role: try Self.sharedRole(db, of: user.id, containerChainFrom: container.id))
+            return ContainerAccess(user: user, container: container, role: (row["shared_role"] as String?).flatMap(AccessRole.init(rawValue:)))
         }
     }
 
-    /// The highest role shares give `userID` on `containerID` or any container above it.
-    private static func sharedRole(_ db: Database, of userID: ResourceID, containerChainFrom containerID: ResourceID) throws -> AccessRole? {
-        // UNION (not UNION ALL) ends the walk even on a cycle, which the API cannot create.
-        try String.fetchAll(db, sql: """
-            WITH RECURSIVE chain(id) AS (
-                SELECT ?1 UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
-            )
-            SELECT s.role FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = ?2
-            """, arguments: [containerID.rawValue, userID.rawValue]).compactMap(AccessRole.init(rawValue:)).max()
+    /// The user's columns under `u_` names, so they can share a row with a file's or container's.
+    private static let prefixedUserColumns = """
+        u.id AS u_id, u.name AS u_name, u.display_name AS u_display_name, u.password_hash AS u_password_hash, \
+        u.root_container_id AS u_root_container_id, u.user_info AS u_user_info
+        """
+
+    private static func prefixedUser(_ row: Row) -> UserRecord {
+        UserRecord(id: id(row, "u_id"), name: row["u_name"], displayName: row["u_display_name"],
+                   passwordHash: PasswordHash(encoded: row["u_password_hash"]) ?? .unusable,
+                   rootContainerID: id(row, "u_root_container_id"), userInfo: row["u_user_info"])
     }
 
     private static func share(_ row: Row) -> ShareRecord {

@@ -10,6 +10,8 @@ import WOPICore
 public final class SQLiteStore: WOPIStore {
     /// Shared with the store's extensions in other files (authorization tables).
     let pool: DatabasePool
+    /// Group commit for ``updateLock(_:request:now:)`` (issue 10).
+    private let lockChanges: LockChangeBatcher
 
     /// Opens (creating and migrating if needed) the database at `path`.
     ///
@@ -26,6 +28,7 @@ public final class SQLiteStore: WOPIStore {
             throw StoreSchemaError.newerThanBinary(found: unknown.sorted().joined(separator: ", "), supported: migrator.migrations.last ?? "none")
         }
         try migrator.migrate(pool)
+        lockChanges = LockChangeBatcher(pool: pool)
     }
 
     // MARK: Users
@@ -47,7 +50,7 @@ public final class SQLiteStore: WOPIStore {
     }
 
     public func user(id: ResourceID) async throws -> UserRecord? {
-        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map(Self.user) }
+        try lookUp { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id.rawValue]).map(Self.user) }
     }
 
     public func user(named name: String) async throws -> UserRecord? {
@@ -87,7 +90,7 @@ public final class SQLiteStore: WOPIStore {
     // MARK: Containers
 
     public func container(id: ResourceID) async throws -> ContainerRecord? {
-        try await pool.read { db in try Self.container(db, id) }
+        try lookUp { db in try Self.container(db, id) }
     }
 
     public func containerPath(to id: ResourceID) async throws -> [ContainerRecord] {
@@ -114,6 +117,43 @@ public final class SQLiteStore: WOPIStore {
             return (containers, files)
         }
     }
+
+    // BEGIN performance (issue 10)
+    /// A lookup by key in one `SELECT`, run on the calling thread (issue 10).
+    ///
+    /// GRDB's async `read` hops to a reader's dispatch queue and back, which costs more than the
+    /// microseconds a point lookup takes: those hops were most of CheckFileInfo's profile. The
+    /// synchronous read runs inline (a serial queue runs a `sync` block on the caller's thread). It
+    /// skips GRDB's explicit `BEGIN`/`COMMIT`: SQLite runs a lone statement in its own read
+    /// transaction, which is all the isolation one `SELECT` needs. So `body` must run exactly one
+    /// statement, and one that cannot take long; anything else stays on the async `read`.
+    func lookUp<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.unsafeRead(body)
+    }
+
+    public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
+        try await pool.read { db in
+            try Self.page(db, table: "containers", parent: "parent_id", id: id, after: after, limit: limit).map(Self.container)
+        }
+    }
+
+    public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
+        try await pool.read { db in
+            try Self.page(db, table: "files", parent: "container_id", id: id, after: after, limit: limit).map(Self.file)
+        }
+    }
+
+    /// One page of a listing; both forms walk the `(parent, name NOCASE)` unique index from the cursor on.
+    private static func page(_ db: Database, table: String, parent: String, id: ResourceID, after: String?, limit: Int) throws -> [Row] {
+        guard let after else {
+            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM \(table) WHERE \(parent) = ? ORDER BY name COLLATE NOCASE LIMIT ?"),
+                                    arguments: [id.rawValue, limit])
+        }
+        return try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM \(table) WHERE \(parent) = ? AND name > ? COLLATE NOCASE ORDER BY name COLLATE NOCASE LIMIT ?
+            """), arguments: [id.rawValue, after, limit])
+    }
+    // END performance
 
     public func createContainer(named name: String, in parentID: ResourceID) async throws -> ContainerRecord {
         try await pool.write { db in
@@ -157,7 +197,7 @@ public final class SQLiteStore: WOPIStore {
     // MARK: Files
 
     public func file(id: ResourceID) async throws -> FileRecord? {
-        try await pool.read { db in try Self.file(db, id) }
+        try lookUp { db in try Self.file(db, id) }
     }
 
     public func file(named name: String, in containerID: ResourceID) async throws -> FileRecord? {
@@ -225,16 +265,8 @@ public final class SQLiteStore: WOPIStore {
 
     public func updateLock(_ id: ResourceID, request: LockRules.Request, now: Date) async throws
         -> (decision: LockRules.Decision, file: FileRecord) {
-        try await pool.write { db in
-            guard var file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
-            let decision = LockRules.evaluate(request, current: file.lock, now: now)
-            if case .granted(let newState) = decision, newState != file.lock {
-                file.lock = newState
-                try db.execute(sql: "UPDATE files SET lock_value = ?, lock_expires_at = ? WHERE id = ?",
-                               arguments: [newState?.lock.value, newState?.expiresAt.timeIntervalSince1970, id.rawValue])
-            }
-            return (decision, file)
-        }
+        // Issue 10: concurrent lock changes share one transaction and one fsync (group commit).
+        try await lockChanges.apply(id, request: request, now: now)
     }
 
     public func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws
@@ -301,11 +333,11 @@ public final class SQLiteStore: WOPIStore {
     }
 
     static func container(_ db: Database, _ id: ResourceID) throws -> ContainerRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM containers WHERE id = ?", arguments: [id.rawValue]).map(container)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM containers WHERE id = ?"), arguments: [id.rawValue]).map(container)
     }
 
     static func file(_ db: Database, _ id: ResourceID) throws -> FileRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM files WHERE id = ?", arguments: [id.rawValue]).map(file)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM files WHERE id = ?"), arguments: [id.rawValue]).map(file)
     }
 
     static func id(_ row: Row, _ column: String) -> ResourceID {

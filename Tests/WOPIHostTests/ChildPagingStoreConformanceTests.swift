@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import WOPICore
+@testable import WOPIHost
+
+/// Paged listings (issue 10), run against SQLite and a real PostgreSQL server: pages concatenate to
+/// exactly ``WOPIStore/children(of:)``, in the same case-insensitive name order, on both stores.
+@Suite("Store conformance: paged children")
+struct ChildPagingStoreConformanceTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000.125)
+
+    @Test(arguments: StoreKind.allCases)
+    func pagesConcatenateToTheChildrenInNameOrder(_ kind: StoreKind) async throws {
+        try await StoreUnderTest.with(kind) { _, storage in
+            let store = storage.store
+            let user = try await store.createUser(name: "pat", displayName: "Pat", passwordHash: .unusable)
+            let root = user.rootContainerID
+            let other = try await store.createContainer(named: "Elsewhere", in: root)
+            let names = ["b.docx", "A.docx", "a1.docx", "Zeta.xlsx", "_under.docx", "z.docx", "B0.pptx", "~tilde.docx", "[x].docx", "ÉTÉ.docx"]
+            for name in names {
+                _ = try await store.createFile(named: name, in: root, blob: fakeBlob(), replacing: false, now: now)
+            }
+            _ = try await store.createFile(named: "a0.docx", in: other.id, blob: fakeBlob(), replacing: false, now: now)
+            for name in ["beta", "Alpha", "gamma", "Delta"] { _ = try await store.createContainer(named: name, in: root) }
+
+            let children = try await store.children(of: root)
+            for limit in [1, 2, 3, 100] {
+                var files: [FileRecord] = []
+                var cursor: String?
+                repeat {
+                    let page = try await store.childFiles(of: root, after: cursor, limit: limit)
+                    #expect(page.count <= limit)
+                    files += page
+                    cursor = page.count == limit ? page.last?.name : nil
+                } while cursor != nil
+                #expect(files == children.files, "limit \(limit)")
+
+                var containers: [ContainerRecord] = []
+                cursor = nil
+                repeat {
+                    let page = try await store.childContainers(of: root, after: cursor, limit: limit)
+                    containers += page
+                    cursor = page.count == limit ? page.last?.name : nil
+                } while cursor != nil
+                #expect(containers == children.containers, "limit \(limit)")
+            }
+            #expect(children.files.count == names.count)
+            // The cursor compares case-insensitively: "B0.PPTX" starts after "b0.pptx", whatever its case.
+            let afterB = try await store.childFiles(of: root, after: "B0.PPTX", limit: 100).map(\.name)
+            #expect(afterB == Array(children.files.map(\.name).drop { $0 != "B0.pptx" }.dropFirst()))
+            #expect(try await store.childFiles(of: .random(), after: nil, limit: 10).isEmpty)
+            #expect(try await store.childContainers(of: other.id, after: nil, limit: 10).isEmpty)
+        }
+    }
+}
