@@ -388,11 +388,10 @@ struct HostileInputTests {
             let before = try await host.snapshot(doc)
             let put = Self.head("POST", TestHost.filePath(doc.id) + "/contents", token: doc.token, ["X-WOPI-Override: PUT", "X-WOPI-Lock: hostile-suite-lock"])
 
-            // 1 TiB declared, nothing sent: the answer must come from the header alone, without waiting for the body.
-            let started = ContinuousClock.now
+            // 1 TiB declared, nothing sent: the answer must come from the header alone. No byte of the body ever
+            // follows, so any answer at all shows the host did not wait for it (no clock needed).
             let declared = try await RawHTTPConnection.exchange(port: host.port, head: put + ["Content-Length: 1099511627776"])
             #expect(declared.status == 413, "1 TiB declared: \(declared)")
-            #expect(ContinuousClock.now - started < .seconds(10), "413 must not wait for a body")
 
             // One byte over, sent whole.
             let over = try await RawHTTPConnection.exchange(port: host.port, head: put + ["Content-Length: \(maximum + 1)"],

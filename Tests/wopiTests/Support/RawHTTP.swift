@@ -77,6 +77,16 @@ final class RawHTTPConnection {
 
     /// Reads one response, framed by its Content-Length when it has one (so a kept-alive connection
     /// works too), otherwise up to the end of the stream.
+    /// Whether the peer has closed the connection: a non-blocking read sees end of file (not "no data yet").
+    func isClosedByPeer() -> Bool {
+        var byte: UInt8 = 0
+        while true {
+            let count = recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT))
+            if count < 0, errno == EINTR { continue }
+            return count == 0
+        }
+    }
+
     func readResponse() -> Response? {
         var buffer = Data()
         var chunk = [UInt8](repeating: 0, count: 256 * 1024)
