@@ -78,6 +78,10 @@ struct SecretsTests {
         #expect(try PasswordHash(hashing: "correct horse", logN: 10) != hash, "fresh salt each time")
         #expect(!PasswordHash.unusable.verify(""))
         #expect(PasswordHash(encoded: "md5$abc") == nil)
+        // As a store reads it back: unchecked until verified, and a malformed value matches no password.
+        #expect(PasswordHash(stored: hash.encoded).verify("correct horse"))
+        #expect(!PasswordHash(stored: hash.encoded).verify("Correct horse"))
+        #expect(!PasswordHash(stored: "md5$abc").verify("") && !PasswordHash(stored: "").verify(""))
     }
 
     @Test("constant-time comparison is still a comparison")

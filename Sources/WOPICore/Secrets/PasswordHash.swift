@@ -26,6 +26,13 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
         self.encoded = encoded
     }
 
+    /// A hash as a store keeps it, checked only when a password is verified: a malformed value matches no
+    /// password, exactly as ``unusable`` does. Users are read on every WOPI request, where parsing the
+    /// scrypt parameters bought nothing (issue 10).
+    public init(stored encoded: String) {
+        self.encoded = encoded
+    }
+
     /// A hash no password matches, standing in for a stored value that cannot be read.
     public static let unusable = PasswordHash(raw: "!")
 

@@ -80,7 +80,7 @@ extension PostgresStore {
                  lockValue, lockExpiry, containerName, chainRole, fileRole) = try row.decode(
                     (String, String, String, String, String, String?, String?, String?, String?, String?, Int64?, Int64?, String?, String?,
                      Double?, String?, Double?, String?, String?, String?).self)
-            let user = UserRecord(id: Self.id(uid), name: name, displayName: displayName, passwordHash: PasswordHash(encoded: hash) ?? .unusable,
+            let user = UserRecord(id: Self.id(uid), name: name, displayName: displayName, passwordHash: PasswordHash(stored: hash),
                                   rootContainerID: Self.id(root), userInfo: info)
             guard let fid, let container, let owner, let fileName, let size, let version, let sha256, let blobKey, let modified else {
                 return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "")
@@ -114,7 +114,7 @@ extension PostgresStore {
             """) { row in
             let (uid, name, displayName, hash, root, info, cid, parent, owner, containerName, sharedRole) = try row.decode(
                 (String, String, String, String, String, String?, String?, String?, String?, String?, String?).self)
-            let user = UserRecord(id: Self.id(uid), name: name, displayName: displayName, passwordHash: PasswordHash(encoded: hash) ?? .unusable,
+            let user = UserRecord(id: Self.id(uid), name: name, displayName: displayName, passwordHash: PasswordHash(stored: hash),
                                   rootContainerID: Self.id(root), userInfo: info)
             guard let cid, let owner, let containerName else { return ContainerAccess(user: user, container: nil, role: nil) }
             let container = ContainerRecord(id: Self.id(cid), parentID: parent.flatMap(ResourceID.init), ownerID: Self.id(owner), name: containerName)

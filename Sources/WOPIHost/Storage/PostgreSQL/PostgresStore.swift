@@ -438,7 +438,7 @@ public final class PostgresStore: WOPIStore {
 
     static func user(_ row: PostgresRow) throws -> UserRecord {
         let (id, name, displayName, hash, root, info) = try row.decode((String, String, String, String, String, String?).self)
-        return UserRecord(id: Self.id(id), name: name, displayName: displayName, passwordHash: PasswordHash(encoded: hash) ?? .unusable,
+        return UserRecord(id: Self.id(id), name: name, displayName: displayName, passwordHash: PasswordHash(stored: hash),
                           rootContainerID: Self.id(root), userInfo: info)
     }
 

@@ -110,7 +110,7 @@ extension SQLiteStore {
 
     private static func prefixedUser(_ row: Row) -> UserRecord {
         UserRecord(id: id(row, "u_id"), name: row["u_name"], displayName: row["u_display_name"],
-                   passwordHash: PasswordHash(encoded: row["u_password_hash"]) ?? .unusable,
+                   passwordHash: PasswordHash(stored: row["u_password_hash"]),
                    rootContainerID: id(row, "u_root_container_id"), userInfo: row["u_user_info"])
     }
 

@@ -347,7 +347,7 @@ public final class SQLiteStore: WOPIStore {
 
     static func user(_ row: Row) -> UserRecord {
         UserRecord(id: id(row, "id"), name: row["name"], displayName: row["display_name"],
-                   passwordHash: PasswordHash(encoded: row["password_hash"]) ?? .unusable,
+                   passwordHash: PasswordHash(stored: row["password_hash"]),
                    rootContainerID: id(row, "root_container_id"), userInfo: row["user_info"])
     }
 
