@@ -16,6 +16,9 @@ public struct WOPIBackend: Sendable {
     public let tokens: AccessTokenSigner
     /// Host settings.
     public let configuration: WOPIHostConfiguration
+    /// `configuration.publicURL` as text, made once: Foundation rebuilds `absoluteString` on every call,
+    /// and listings put it in every child's URL (issue 10).
+    let publicURLString: String
 
     /// The name of the token key in ``WOPIStore/hostSecret(named:orCreate:)``.
     public static let tokenKeyName = "wopi-access-token-key"
@@ -27,6 +30,7 @@ public struct WOPIBackend: Sendable {
         self.blobs = blobs
         self.tokens = AccessTokenSigner(key: .init(data: key))
         self.configuration = configuration
+        self.publicURLString = configuration.publicURL.absoluteString
     }
 
     // MARK: Tokens and URLs
@@ -50,7 +54,7 @@ public struct WOPIBackend: Sendable {
 
     /// The WOPISrc of a resource: `<public URL>/wopi/files/<id>`, `/wopi/containers/<id>` or `/wopi/ecosystem`.
     public func wopiSrc(_ resource: WOPIResource) -> String {
-        let base = configuration.publicURL.absoluteString
+        let base = publicURLString
         switch resource {
         case .file(let id): return "\(base)/wopi/files/\(id)"
         case .container(let id): return "\(base)/wopi/containers/\(id)"

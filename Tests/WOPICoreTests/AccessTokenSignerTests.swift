@@ -24,6 +24,22 @@ struct AccessTokenSignerTests {
         #expect(token.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }, "URL-safe without escaping")
     }
 
+    @Test("the MAC is HMAC-SHA256 of the payload, and signing many tokens, also at once, never changes the signer's keyed state")
+    func signingIsPureAndStandard() async throws {
+        let key = SymmetricKey(size: .bits256)
+        let signer = AccessTokenSigner(key: key)
+        let first = signer.issue(claims())
+        let parts = first.split(separator: ".")
+        let expected = HMAC<SHA256>.authenticationCode(for: Data(parts[1].utf8), using: key)
+        #expect(Base64URL.decode(parts[2]) == Data(expected), "an independent HMAC computes the same MAC")
+        let others = await withTaskGroup(of: String.self) { group in
+            for index in 0..<200 { group.addTask { signer.issue(self.claims(.file(ResourceID("f\(index)")!))) } }
+            return await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(others.count == 200)
+        #expect(signer.issue(claims()) == first, "the same claims sign to the same token after all that")
+    }
+
     @Test("a token for file A does not open file B, a container, or the ecosystem")
     func wrongResource() {
         let token = signer.issue(claims())

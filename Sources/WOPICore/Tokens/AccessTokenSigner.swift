@@ -32,18 +32,23 @@ public struct AccessTokenSigner: Sendable {
     }
 
     private let key: SymmetricKey
+    /// HMAC with the key already absorbed: each token copies it and hashes only its payload, instead of
+    /// deriving the key pads again (EnumerateChildren signs one token per child; issue 10).
+    private let keyed: HMAC<SHA256>
 
     /// Creates a signer with a host-wide secret of at least 32 bytes.
     public init(key: SymmetricKey) {
         precondition(key.bitCount >= 256, "token keys must be at least 256 bits")
         self.key = key
+        self.keyed = HMAC<SHA256>(key: key)
     }
 
     /// Issues a token carrying `claims`.
     public func issue(_ claims: AccessTokenClaims) -> String {
         let payload = Base64URL.encode(Data("\(claims.userID.rawValue)|\(claims.resource.compactForm)|\(claims.accessTokenTTL)".utf8))
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: key)
-        return "v1.\(payload).\(Base64URL.encode(Data(mac)))"
+        var mac = keyed
+        mac.update(data: Data(payload.utf8))
+        return "v1.\(payload).\(Base64URL.encode(Data(mac.finalize())))"
     }
 
     /// Checks a token's form, signature and expiry, and returns its claims.
