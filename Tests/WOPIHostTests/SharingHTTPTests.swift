@@ -39,6 +39,12 @@ struct SharingHTTPTests {
         #expect(try await host.getLock(shared.id, token: owner).header("X-WOPI-Lock") == "", sourceLocation: sourceLocation)
     }
 
+    /// A web-front session for `user` and the `Cookie` header a signed-in browser sends with it.
+    func signedIn(_ user: UserRecord, _ host: TestHost) async throws -> (WebSession, (String, String)) {
+        let session = WebSession(userID: user.id, now: host.clock.now())
+        return (session, ("Cookie", "\(WebSession.cookieName)=\(session.sealed(with: try await host.backend.webSessionKey()))"))
+    }
+
     @Test("A viewer reads; every write is refused with the WOPI docs' status and changes nothing")
     func viewer() async throws {
         try await TestHost.run { host in
@@ -235,8 +241,7 @@ struct SharingHTTPTests {
             expectStatus(try await host.send(.POST, url: readWrite + "/accept"), 403)
 
             // Signed in as bob (the web front's session cookie): the page offers the form; posting it shares the file.
-            let session = WebSession(userID: bob.id, now: host.clock.now())
-            let cookie = ("Cookie", "\(WebSession.cookieName)=\(session.sealed(with: try await host.backend.webSessionKey()))")
+            let (session, cookie) = try await signedIn(bob, host)
             let page = String(decoding: try await host.send(url: readWrite, headers: [cookie]).body, as: UTF8.self)
             #expect(page.contains("/accept") && page.contains(session.csrf))
             let form = [cookie, ("Content-Type", "application/x-www-form-urlencoded")]
@@ -255,8 +260,7 @@ struct SharingHTTPTests {
 
             // A read-only link grants nothing to accept.
             let carol = try await host.makeUser("carol")
-            let carolSession = WebSession(userID: carol.id, now: host.clock.now())
-            let carolCookie = ("Cookie", "\(WebSession.cookieName)=\(carolSession.sealed(with: try await host.backend.webSessionKey()))")
+            let (carolSession, carolCookie) = try await signedIn(carol, host)
             expectStatus(try await host.send(.POST, url: readOnly + "/accept", headers: [carolCookie, form[1]],
                                              body: .bytes(ByteBuffer(string: "csrf=\(carolSession.csrf)"))), 404)
             #expect(try await host.folder.store.shares(with: carol.id).isEmpty)

@@ -101,8 +101,7 @@ struct WebFrontHTTPTests {
     @Test("a forged or expired session cookie is not a session")
     func forgedSession() async throws {
         try await Self.withUser { host, user in
-            let controller = WebFrontController<WOPIRequestContext>(backend: host.backend, sharing: SignInGuard(policy: host.backend.configuration.authorizationPolicy))
-            let key = try await controller.sessionKey()
+            let key = try await host.backend.webSessionKey()
             let expired = WebSession(userID: user.id, now: host.clock.now().addingTimeInterval(-WebSession.lifetime - 1)).sealed(with: key)
             let other = WebSession(userID: user.id, now: host.clock.now()).sealed(with: .init(size: .bits256))
             for value in [expired, other, "garbage", ""] {

@@ -23,6 +23,18 @@ public struct FileAccess: Sendable, Hashable {
         self.containerRole = containerRole
         self.containerName = containerName
     }
+
+    /// The access the sharing rule gives `user` to an existing `file`: `AccessRole.owner` on the file and its folder
+    /// for the owner; otherwise the higher of `fileShare` (shared on the file) and `folderShare` (the best share on
+    /// its folder or any folder above), and `folderShare` on the folder. Every store applies the rule through this.
+    public init(user: UserRecord, file: FileRecord, containerName: String, folderShare: AccessRole?, fileShare: AccessRole?) {
+        if file.ownerID == user.id {
+            self.init(user: user, file: file, role: .owner, containerRole: .owner, containerName: containerName)
+        } else {
+            self.init(user: user, file: file, role: [folderShare, fileShare].compactMap { $0 }.max(), containerRole: folderShare,
+                      containerName: containerName)
+        }
+    }
 }
 
 /// The caller, a container and the caller's role on it, read by the store in one step (``WOPIStore/containerAccess(_:by:)``).
@@ -39,5 +51,11 @@ public struct ContainerAccess: Sendable, Hashable {
         self.user = user
         self.container = container
         self.role = role
+    }
+
+    /// The access the sharing rule gives `user` to an existing `container`: `AccessRole.owner` for its owner,
+    /// otherwise `sharedRole`, the best share on it or any container above it.
+    public init(user: UserRecord, container: ContainerRecord, sharedRole: AccessRole?) {
+        self.init(user: user, container: container, role: container.ownerID == user.id ? .owner : sharedRole)
     }
 }

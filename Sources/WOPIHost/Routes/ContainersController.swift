@@ -46,10 +46,7 @@ struct ContainersController<Context: RequestContext>: Sendable {
             case .file: if let file = try await backend.store.file(id: share.itemID) { files.append(file) }
             }
         }
-        if let filter = try request.headers.single(.wopiFileExtensionFilterList) {
-            let extensions = Set(filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
-            files = files.filter { extensions.contains($0.fileExtension) }
-        }
+        if let extensions = try Self.extensionFilter(request) { files = files.filter { extensions.contains($0.fileExtension) } }
         containers.sort { $0.name.lowercased() < $1.name.lowercased() }
         files.sort { $0.name.lowercased() < $1.name.lowercased() }
         let claims = access.claims

@@ -146,18 +146,14 @@ struct FilesController<Context: RequestContext>: Sendable {
             }
             throw error
         }
+        if let lockRequest = try lockRequest(operation, request) { return try await changeLock(file, lockRequest) }
         switch operation {
-        case "LOCK":
-            if try request.headers.single(.wopiOldLock) != nil { return try await unlockAndRelock(file, request) }
-            return try await changeLock(file, .lock(try lockHeader(request)))
         case "GET_LOCK":
             let current = file.activeLock(at: backend.configuration.now())?.value ?? ""
             var headers = HTTPFields()
             headers[.wopiLock] = current
             headers[.wopiItemVersion] = file.versionString
             return Response(status: .ok, headers: headers)
-        case "REFRESH_LOCK": return try await changeLock(file, .refresh(try lockHeader(request)))
-        case "UNLOCK": return try await changeLock(file, .unlock(try lockHeader(request)))
         case "PUT_RELATIVE": return try await putRelativeFile(file, claims, request)
         case "RENAME_FILE": return try await renameFile(file, request)
         case "DELETE":
@@ -213,25 +209,19 @@ struct FilesController<Context: RequestContext>: Sendable {
         }
     }
 
-    /// The lock request an override asks for, `nil` when it is not a lock operation.
+    /// The lock request an override asks for (Lock, UnlockAndRelock when `X-WOPI-OldLock` is present, RefreshLock,
+    /// Unlock), `nil` when it is not a lock operation; 400 for a missing or invalid lock header.
     private func lockRequest(_ operation: String, _ request: Request) throws -> LockRules.Request? {
         switch operation {
         case "LOCK":
-            guard let oldValue = try request.headers.single(.wopiOldLock) else { return .lock(try lockHeader(request)) }
-            guard let old = WOPILock(oldValue) else { return nil }
-            return .unlockAndRelock(old: old, new: try lockHeader(request))
+            let new = try lockHeader(request)
+            guard let oldValue = try request.headers.single(.wopiOldLock) else { return .lock(new) }
+            guard let old = WOPILock(oldValue) else { throw WOPIError.badRequest("X-WOPI-OldLock must be 1 to 1024 ASCII characters") }
+            return .unlockAndRelock(old: old, new: new)
         case "REFRESH_LOCK": return .refresh(try lockHeader(request))
         case "UNLOCK": return .unlock(try lockHeader(request))
         default: return nil
         }
-    }
-
-    private func unlockAndRelock(_ file: FileRecord, _ request: Request) async throws -> Response {
-        let new = try lockHeader(request)
-        guard let oldValue = try request.headers.single(.wopiOldLock), let old = WOPILock(oldValue) else {
-            throw WOPIError.badRequest("X-WOPI-OldLock must be 1 to 1024 ASCII characters")
-        }
-        return try await changeLock(file, .unlockAndRelock(old: old, new: new))
     }
 
     /// `X-WOPI-Lock`, validated: 400 when missing (if required) or not a valid WOPI lock.

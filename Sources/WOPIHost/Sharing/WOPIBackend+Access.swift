@@ -32,7 +32,31 @@ struct AuthorizedContainer: Sendable {
     var isSharedWithMe: Bool
 }
 
+/// A user's access to a file or a container, whichever a share or a link names.
+struct ItemAccess: Sendable {
+    /// The user.
+    var user: UserRecord
+    /// The item's name.
+    var name: String
+    /// The item's owner.
+    var ownerID: ResourceID
+    /// The user's role on it; `nil` when they may not open it.
+    var role: AccessRole?
+    /// The file, when the item is one.
+    var file: FileRecord?
+}
+
 extension WOPIBackend {
+    /// `userID`'s access to a file or (`isContainer`) a container, in one store read; `nil` when the user or the item does not exist.
+    func access(to itemID: ResourceID, isContainer: Bool, by userID: ResourceID) async throws -> ItemAccess? {
+        if isContainer {
+            guard let access = try await store.containerAccess(itemID, by: userID), let container = access.container else { return nil }
+            return ItemAccess(user: access.user, name: container.name, ownerID: container.ownerID, role: access.role, file: nil)
+        }
+        guard let access = try await store.fileAccess(itemID, by: userID), let file = access.file else { return nil }
+        return ItemAccess(user: access.user, name: file.name, ownerID: file.ownerID, role: access.role, file: file)
+    }
+
     /// Checks a file request's token and reads the caller, the file and their role in one store call.
     ///
     /// 401 for a bad token or a removed user; 404 ("resource not found/user unauthorized") for a file that

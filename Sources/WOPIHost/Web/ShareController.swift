@@ -38,17 +38,10 @@ struct ShareController<Context: RequestContext>: Sendable {
               let claims = try? backend.tokens.verify(token, now: backend.configuration.now()),
               case .shareLink(let id, let isContainer, let readWrite) = claims.resource
         else { throw WOPIError.notFound("this link is not valid or has expired") }
-        let role: AccessRole?
-        let maker: UserRecord?
-        if isContainer {
-            let access = try await backend.store.containerAccess(id, by: claims.userID)
-            (maker, role) = (access?.user, access?.role)
-        } else {
-            let access = try await backend.store.fileAccess(id, by: claims.userID)
-            (maker, role) = (access?.user, access?.role)
+        guard let access = try await backend.access(to: id, isContainer: isContainer, by: claims.userID), let role = access.role else {
+            throw WOPIError.notFound("this link is not valid or has expired")
         }
-        guard let maker, let role else { throw WOPIError.notFound("this link is not valid or has expired") }
-        return Link(claims: claims, maker: maker, itemID: id, isContainer: isContainer, grants: readWrite ? min(role, .editor) : .viewer)
+        return Link(claims: claims, maker: access.user, itemID: id, isContainer: isContainer, grants: readWrite ? min(role, .editor) : .viewer)
     }
 
     @Sendable func page(_ request: Request, context: Context) async throws -> Response {
@@ -118,8 +111,7 @@ struct ShareController<Context: RequestContext>: Sendable {
 
     /// `user`'s current role on the link's item, `nil` when they cannot open it.
     private func role(of user: UserRecord, on link: Link) async throws -> AccessRole? {
-        link.isContainer ? try await backend.store.containerAccess(link.itemID, by: user.id)?.role
-                         : try await backend.store.fileAccess(link.itemID, by: user.id)?.role
+        try await backend.access(to: link.itemID, isContainer: link.isContainer, by: user.id)?.role
     }
 
     @Sendable func download(_ request: Request, context: Context) async throws -> Response {

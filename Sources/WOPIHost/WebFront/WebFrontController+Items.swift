@@ -17,7 +17,7 @@ extension WebFrontController {
 
     func formPost(_ request: Request, context: Context) async throws -> Result<FormPost, Refusal> {
         let (language, _) = Self.language(request)
-        guard let (session, user) = try await signedIn(request) else { return .failure(Refusal(response: seeOther(basePath + "/"))) }
+        guard let (session, user) = try await backend.webSession(request) else { return .failure(Refusal(response: seeOther(basePath + "/"))) }
         guard let fields = try? await AuthorizationServer.formBody(request), session.accepts(csrf: fields["csrf"]) else {
             return .failure(Refusal(response: messagePage(language.webFront.formExpired, session: session, user: user, language: language,
                                                           status: .forbidden)))

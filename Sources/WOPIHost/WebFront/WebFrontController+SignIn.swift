@@ -66,7 +66,7 @@ extension WebFrontController {
         }
         await throttle.reset(key)
         let session = WebSession(userID: user.id, now: now)
-        let sessionCookie = "\(WebSession.cookieName)=\(session.sealed(with: try await sessionKey())); Path=\(basePath)/; "
+        let sessionCookie = "\(WebSession.cookieName)=\(session.sealed(with: try await backend.webSessionKey())); Path=\(basePath)/; "
             + "Max-Age=\(Int(WebSession.lifetime)); HttpOnly; SameSite=Lax\(secureAttribute)"
         return seeOther(basePath + "/", cookies: [sessionCookie])
     }
@@ -74,7 +74,7 @@ extension WebFrontController {
     /// `POST /signout`: forgets the session cookie (after checking the form's CSRF token) and shows the sign-in form.
     func signOut(_ request: Request, context: Context) async throws -> Response {
         let clear = "\(WebSession.cookieName)=; Path=\(basePath)/; Max-Age=0; HttpOnly; SameSite=Lax\(secureAttribute)"
-        guard let (session, _) = try await signedIn(request) else { return seeOther(basePath + "/", cookies: [clear]) }
+        guard let (session, _) = try await backend.webSession(request) else { return seeOther(basePath + "/", cookies: [clear]) }
         let fields = try? await AuthorizationServer.formBody(request)
         guard session.accepts(csrf: fields?["csrf"]) else {
             let (language, _) = Self.language(request)

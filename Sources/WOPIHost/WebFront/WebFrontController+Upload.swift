@@ -13,7 +13,7 @@ extension WebFrontController {
     func upload(_ request: Request, context: Context) async throws -> Response {
         let (language, _) = Self.language(request)
         let strings = language.webFront
-        guard let (session, user) = try await signedIn(request) else { return seeOther(basePath + "/") }
+        guard let (session, user) = try await backend.webSession(request) else { return seeOther(basePath + "/") }
         guard let id = context.parameters.get("id").flatMap(ResourceID.init), let folder = try? await backend.container(id, for: user) else {
             return messagePage(strings.notFound, session: session, user: user, language: language, status: .notFound)
         }

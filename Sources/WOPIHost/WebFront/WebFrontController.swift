@@ -60,7 +60,7 @@ struct WebFrontController<Context: RequestContext>: Sendable {
     /// `GET /`: the root folder when signed in, else the sign-in form.
     func home(_ request: Request, context: Context) async throws -> Response {
         let (language, languageCookie) = Self.language(request)
-        guard let (session, user) = try await signedIn(request) else {
+        guard let (session, user) = try await backend.webSession(request) else {
             return signInPage(request, language: language, username: "", error: nil, status: .ok, cookies: [languageCookie].compactMap { $0 })
         }
         return try await folderPage(user.rootContainerID, session: session, user: user, language: language, error: nil, status: .ok,
@@ -70,7 +70,7 @@ struct WebFrontController<Context: RequestContext>: Sendable {
     /// `GET /folders/<id>`.
     func showFolder(_ request: Request, context: Context) async throws -> Response {
         let (language, languageCookie) = Self.language(request)
-        guard let (session, user) = try await signedIn(request) else { return seeOther(basePath + "/", cookies: [languageCookie].compactMap { $0 }) }
+        guard let (session, user) = try await backend.webSession(request) else { return seeOther(basePath + "/", cookies: [languageCookie].compactMap { $0 }) }
         guard let id = context.parameters.get("id").flatMap(ResourceID.init) else {
             return messagePage(language.webFront.notFound, session: session, user: user, language: language, status: .notFound)
         }
@@ -105,18 +105,8 @@ struct WebFrontController<Context: RequestContext>: Sendable {
         var entries: [FolderPage.SharedEntry] = []
         for share in try await backend.store.shares(with: user.id) {
             let isFolder = share.itemKind == .container
-            let item: (name: String, owner: ResourceID, role: AccessRole?, file: FileRecord?)?
-            if isFolder {
-                item = try await backend.store.containerAccess(share.itemID, by: user.id).flatMap { access in
-                    access.container.map { ($0.name, $0.ownerID, access.role, nil) }
-                }
-            } else {
-                item = try await backend.store.fileAccess(share.itemID, by: user.id).flatMap { access in
-                    access.file.map { ($0.name, $0.ownerID, access.role, $0) }
-                }
-            }
-            guard let item, let role = item.role else { continue }
-            let owner = try await backend.store.user(id: item.owner)?.displayName ?? ""
+            guard let item = try await backend.access(to: share.itemID, isContainer: isFolder, by: user.id), let role = item.role else { continue }
+            let owner = try await backend.store.user(id: item.ownerID)?.displayName ?? ""
             entries.append(FolderPage.SharedEntry(
                 name: item.name, isFolder: isFolder, ownerName: owner, role: role,
                 pageURL: backend.shareLink(user: user.id, item: share.itemID, isContainer: isFolder),
@@ -145,7 +135,7 @@ struct WebFrontController<Context: RequestContext>: Sendable {
     /// `GET /files/<id>/download`: the body, streamed, as an attachment.
     func download(_ request: Request, context: Context) async throws -> Response {
         let (language, _) = Self.language(request)
-        guard let (session, user) = try await signedIn(request) else { return seeOther(basePath + "/") }
+        guard let (session, user) = try await backend.webSession(request) else { return seeOther(basePath + "/") }
         guard let id = context.parameters.get("id").flatMap(ResourceID.init), let file = try? await backend.file(id, for: user) else {
             return messagePage(language.webFront.notFound, session: session, user: user, language: language, status: .notFound)
         }
@@ -158,16 +148,6 @@ struct WebFrontController<Context: RequestContext>: Sendable {
     }
 
     // MARK: Sessions and requests
-
-    /// The session and user of a request with a valid session cookie.
-    func signedIn(_ request: Request) async throws -> (WebSession, UserRecord)? {
-        try await backend.webSession(request)
-    }
-
-    /// The HMAC key of session cookies, created on first use and shared through the store.
-    func sessionKey() async throws -> SymmetricKey {
-        try await backend.webSessionKey()
-    }
 
     /// The page language: the switch (`?lang=`, remembered in a cookie), else `Accept-Language`.
     /// Returns the cookie to set when the switch was used.

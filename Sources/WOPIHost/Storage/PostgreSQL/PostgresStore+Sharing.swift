@@ -80,23 +80,13 @@ extension PostgresStore {
                  lockValue, lockExpiry, containerName, chainRole, fileRole) = try row.decode(
                     (String, String, String, String, String, String?, String?, String?, String?, String?, Int64?, Int64?, String?, String?,
                      Double?, String?, Double?, String?, String?, String?).self)
-            let user = UserRecord(id: Self.id(uid), name: name, displayName: displayName, passwordHash: PasswordHash(stored: hash),
-                                  rootContainerID: Self.id(root), userInfo: info)
+            let user = Self.user((uid, name, displayName, hash, root, info))
             guard let fid, let container, let owner, let fileName, let size, let version, let sha256, let blobKey, let modified else {
                 return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "")
             }
-            let lock = lockValue.flatMap(WOPILock.init).flatMap { lock in
-                lockExpiry.map { LockState(lock: lock, expiresAt: Date(timeIntervalSince1970: $0)) }
-            }
-            let file = FileRecord(id: Self.id(fid), containerID: Self.id(container), ownerID: Self.id(owner), name: fileName, size: size,
-                                  version: version, sha256: sha256, blobKey: BlobKey(blobKey) ?? BlobKey("missing")!,
-                                  modifiedAt: Date(timeIntervalSince1970: modified), lock: lock)
-            if file.ownerID == user.id {
-                return FileAccess(user: user, file: file, role: .owner, containerRole: .owner, containerName: containerName ?? "")
-            }
-            let folderRole = chainRole.flatMap(AccessRole.init(rawValue:))
-            let role = [folderRole, fileRole.flatMap(AccessRole.init(rawValue:))].compactMap { $0 }.max()
-            return FileAccess(user: user, file: file, role: role, containerRole: folderRole, containerName: containerName ?? "")
+            let file = Self.file((fid, container, owner, fileName, size, version, sha256, blobKey, modified, lockValue, lockExpiry))
+            return FileAccess(user: user, file: file, containerName: containerName ?? "", folderShare: chainRole.flatMap(AccessRole.init(rawValue:)),
+                              fileShare: fileRole.flatMap(AccessRole.init(rawValue:)))
         }
     }
 
@@ -114,12 +104,10 @@ extension PostgresStore {
             """) { row in
             let (uid, name, displayName, hash, root, info, cid, parent, owner, containerName, sharedRole) = try row.decode(
                 (String, String, String, String, String, String?, String?, String?, String?, String?, String?).self)
-            let user = UserRecord(id: Self.id(uid), name: name, displayName: displayName, passwordHash: PasswordHash(stored: hash),
-                                  rootContainerID: Self.id(root), userInfo: info)
+            let user = Self.user((uid, name, displayName, hash, root, info))
             guard let cid, let owner, let containerName else { return ContainerAccess(user: user, container: nil, role: nil) }
             let container = ContainerRecord(id: Self.id(cid), parentID: parent.flatMap(ResourceID.init), ownerID: Self.id(owner), name: containerName)
-            if container.ownerID == user.id { return ContainerAccess(user: user, container: container, role: .owner) }
-            return ContainerAccess(user: user, container: container, role: sharedRole.flatMap(AccessRole.init(rawValue:)))
+            return ContainerAccess(user: user, container: container, sharedRole: sharedRole.flatMap(AccessRole.init(rawValue:)))
         }
     }
 

@@ -170,29 +170,26 @@ public final class PostgresStore: WOPIStore {
 
     // BEGIN performance (issue 10)
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
-        if let after {
-            return try await all("""
-                SELECT \(unescaped: Columns.container) FROM containers WHERE parent_id = \(id.rawValue)
-                AND wopi_fold(name) COLLATE "C" > wopi_fold(\(after)) COLLATE "C" ORDER BY wopi_fold(name) COLLATE "C", id LIMIT \(limit)
-                """, Self.container)
-        }
-        return try await all("""
-            SELECT \(unescaped: Columns.container) FROM containers WHERE parent_id = \(id.rawValue)
-            ORDER BY wopi_fold(name) COLLATE "C", id LIMIT \(limit)
-            """, Self.container)
+        try await page(Columns.container, from: "containers", parent: "parent_id", id: id, after: after, limit: limit, Self.container)
     }
 
     public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
-        if let after {
+        try await page(Columns.file, from: "files", parent: "container_id", id: id, after: after, limit: limit, Self.file)
+    }
+
+    /// Up to `limit` rows of `table` under `parent` = `id`, by folded name, after the name `after` when given.
+    private func page<Value>(_ columns: String, from table: String, parent: String, id: ResourceID, after: String?, limit: Int,
+                             _ decode: (PostgresRow) throws -> Value) async throws -> [Value] {
+        guard let after else {
             return try await all("""
-                SELECT \(unescaped: Columns.file) FROM files WHERE container_id = \(id.rawValue)
-                AND wopi_fold(name) COLLATE "C" > wopi_fold(\(after)) COLLATE "C" ORDER BY wopi_fold(name) COLLATE "C", id LIMIT \(limit)
-                """, Self.file)
+                SELECT \(unescaped: columns) FROM \(unescaped: table) WHERE \(unescaped: parent) = \(id.rawValue)
+                ORDER BY wopi_fold(name) COLLATE "C", id LIMIT \(limit)
+                """, decode)
         }
         return try await all("""
-            SELECT \(unescaped: Columns.file) FROM files WHERE container_id = \(id.rawValue)
-            ORDER BY wopi_fold(name) COLLATE "C", id LIMIT \(limit)
-            """, Self.file)
+            SELECT \(unescaped: columns) FROM \(unescaped: table) WHERE \(unescaped: parent) = \(id.rawValue)
+            AND wopi_fold(name) COLLATE "C" > wopi_fold(\(after)) COLLATE "C" ORDER BY wopi_fold(name) COLLATE "C", id LIMIT \(limit)
+            """, decode)
     }
     // END performance
 
@@ -437,9 +434,13 @@ public final class PostgresStore: WOPIStore {
     }
 
     static func user(_ row: PostgresRow) throws -> UserRecord {
-        let (id, name, displayName, hash, root, info) = try row.decode((String, String, String, String, String, String?).self)
-        return UserRecord(id: Self.id(id), name: name, displayName: displayName, passwordHash: PasswordHash(stored: hash),
-                          rootContainerID: Self.id(root), userInfo: info)
+        user(try row.decode((String, String, String, String, String, String?).self))
+    }
+
+    /// A user from the columns of ``Columns/user``, in order; also for rows that join more columns.
+    static func user(_ columns: (id: String, name: String, displayName: String, hash: String, root: String, info: String?)) -> UserRecord {
+        UserRecord(id: id(columns.id), name: columns.name, displayName: columns.displayName, passwordHash: PasswordHash(stored: columns.hash),
+                   rootContainerID: id(columns.root), userInfo: columns.info)
     }
 
     static func container(_ row: PostgresRow) throws -> ContainerRecord {
@@ -448,8 +449,12 @@ public final class PostgresStore: WOPIStore {
     }
 
     static func file(_ row: PostgresRow) throws -> FileRecord {
-        let (id, container, owner, name, size, version, sha256, blobKey, modified, lockValue, lockExpiry) =
-            try row.decode((String, String, String, String, Int64, Int64, String, String, Double, String?, Double?).self)
+        file(try row.decode((String, String, String, String, Int64, Int64, String, String, Double, String?, Double?).self))
+    }
+
+    /// A file from the columns of ``Columns/file``, in order; also for rows that join more columns.
+    static func file(_ columns: (String, String, String, String, Int64, Int64, String, String, Double, String?, Double?)) -> FileRecord {
+        let (id, container, owner, name, size, version, sha256, blobKey, modified, lockValue, lockExpiry) = columns
         let lock = lockValue.flatMap(WOPILock.init).flatMap { lock in
             lockExpiry.map { LockState(lock: lock, expiresAt: Date(timeIntervalSince1970: $0)) }
         }

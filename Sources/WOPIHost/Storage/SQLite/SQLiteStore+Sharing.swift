@@ -67,16 +67,11 @@ extension SQLiteStore {
                 WHERE u.id = ?2
                 """), arguments: [fileID.rawValue, userID.rawValue])
             else { return nil }
-            let user = Self.prefixedUser(row)
+            let user = Self.user(row, prefix: "u_")
             guard (row["id"] as String?) != nil else { return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "") }
-            let file = Self.file(row)
-            let containerName: String = row["container_name"]
-            if file.ownerID == user.id {
-                return FileAccess(user: user, file: file, role: .owner, containerRole: .owner, containerName: containerName)
-            }
-            let folderRole = (row["chain_role"] as String?).flatMap(AccessRole.init(rawValue:))
-            let role = [folderRole, (row["file_role"] as String?).flatMap(AccessRole.init(rawValue:))].compactMap { $0 }.max()
-            return FileAccess(user: user, file: file, role: role, containerRole: folderRole, containerName: containerName)
+            return FileAccess(user: user, file: Self.file(row), containerName: row["container_name"],
+                              folderShare: (row["chain_role"] as String?).flatMap(AccessRole.init(rawValue:)),
+                              fileShare: (row["file_role"] as String?).flatMap(AccessRole.init(rawValue:)))
         }
     }
 
@@ -94,25 +89,18 @@ extension SQLiteStore {
                 WHERE u.id = ?2
                 """), arguments: [containerID.rawValue, userID.rawValue])
             else { return nil }
-            let user = Self.prefixedUser(row)
+            let user = Self.user(row, prefix: "u_")
             guard (row["id"] as String?) != nil else { return ContainerAccess(user: user, container: nil, role: nil) }
-            let container = Self.container(row)
-            if container.ownerID == user.id { return ContainerAccess(user: user, container: container, role: .owner) }
-            return ContainerAccess(user: user, container: container, role: (row["shared_role"] as String?).flatMap(AccessRole.init(rawValue:)))
+            return ContainerAccess(user: user, container: Self.container(row),
+                                   sharedRole: (row["shared_role"] as String?).flatMap(AccessRole.init(rawValue:)))
         }
     }
 
-    /// The user's columns under `u_` names, so they can share a row with a file's or container's.
+    /// The user's columns under `u_` names (read with `user(_:prefix:)`), so they can share a row with a file's or container's.
     private static let prefixedUserColumns = """
         u.id AS u_id, u.name AS u_name, u.display_name AS u_display_name, u.password_hash AS u_password_hash, \
         u.root_container_id AS u_root_container_id, u.user_info AS u_user_info
         """
-
-    private static func prefixedUser(_ row: Row) -> UserRecord {
-        UserRecord(id: id(row, "u_id"), name: row["u_name"], displayName: row["u_display_name"],
-                   passwordHash: PasswordHash(stored: row["u_password_hash"]),
-                   rootContainerID: id(row, "u_root_container_id"), userInfo: row["u_user_info"])
-    }
 
     private static func share(_ row: Row) -> ShareRecord {
         let fileID: String? = row["file_id"]

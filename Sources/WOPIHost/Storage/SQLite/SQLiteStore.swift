@@ -50,15 +50,15 @@ public final class SQLiteStore: WOPIStore {
     }
 
     public func user(id: ResourceID) async throws -> UserRecord? {
-        try lookUp { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id.rawValue]).map(Self.user) }
+        try lookUp { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id.rawValue]).map { Self.user($0) } }
     }
 
     public func user(named name: String) async throws -> UserRecord? {
-        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE name = ?", arguments: [name]).map(Self.user) }
+        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE name = ?", arguments: [name]).map { Self.user($0) } }
     }
 
     public func users() async throws -> [UserRecord] {
-        try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM users ORDER BY name").map(Self.user) }
+        try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM users ORDER BY name").map { Self.user($0) } }
     }
 
     public func removeUser(id: ResourceID) async throws -> [BlobKey] {
@@ -345,10 +345,11 @@ public final class SQLiteStore: WOPIStore {
         ResourceID(row[column] as String) ?? ResourceID("invalid")!
     }
 
-    static func user(_ row: Row) -> UserRecord {
-        UserRecord(id: id(row, "id"), name: row["name"], displayName: row["display_name"],
-                   passwordHash: PasswordHash(stored: row["password_hash"]),
-                   rootContainerID: id(row, "root_container_id"), userInfo: row["user_info"])
+    /// A user from a row of `users`, its columns named with `prefix` when the row joins other tables.
+    static func user(_ row: Row, prefix: String = "") -> UserRecord {
+        UserRecord(id: id(row, prefix + "id"), name: row[prefix + "name"], displayName: row[prefix + "display_name"],
+                   passwordHash: PasswordHash(stored: row[prefix + "password_hash"]),
+                   rootContainerID: id(row, prefix + "root_container_id"), userInfo: row[prefix + "user_info"])
     }
 
     static func container(_ row: Row) -> ContainerRecord {
