@@ -59,6 +59,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // One C call Swift cannot make (a variadic function): see its header.
+        .target(name: "CSQLiteConfig", linkerSettings: [.linkedLibrary("sqlite3")]),
         // The WOPI host: Hummingbird routes over pluggable stores (SQLite + files by default).
         .target(
             name: "WOPIHost",
@@ -67,6 +69,8 @@ let package = Package(
                 "OfficeURLScheme",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CSQLiteConfig",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

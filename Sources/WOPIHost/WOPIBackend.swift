@@ -95,11 +95,16 @@ public struct WOPIBackend: Sendable {
 
     /// Checks the request's `access_token` for `resource` without touching the store; 401 when it does not verify.
     func verifyToken(_ request: Request, _ resource: WOPIResource) throws -> AccessTokenClaims {
+        try verifiedToken(request, resource).claims
+    }
+
+    /// ``verifyToken(_:_:)`` with the token's text, for answers that repeat it (CheckFileInfo's `FileUrl`).
+    func verifiedToken(_ request: Request, _ resource: WOPIResource) throws -> (token: String, claims: AccessTokenClaims) {
         guard let token = request.uri.queryParameters.get("access_token"), !token.isEmpty else {
             throw refuseToken(reason: "missing", "missing access_token")
         }
         do {
-            return try tokens.verify(token, for: resource, now: configuration.now())
+            return (token, try tokens.verify(token, for: resource, now: configuration.now()))
         } catch {
             throw refuseToken(reason: Self.reasonLabel(error), error.description)
         }

@@ -71,6 +71,26 @@ struct AccessTokenSignerTests {
         }
     }
 
+    @Test("a correctly signed token whose payload is not user|resource|expiry is malformed, not accepted")
+    func signedButMalformed() throws {
+        let key = SymmetricKey(size: .bits256)
+        let signer = AccessTokenSigner(key: key)
+        func signed(_ payloadBytes: [UInt8]) -> String {
+            let payload = Base64URL.encode(Data(payloadBytes))
+            return "v1.\(payload).\(Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: key))))"
+        }
+        let ttl = claims().accessTokenTTL
+        #expect(try signer.verify(signed(Array("user1|f:file1|\(ttl)".utf8)), now: now) == claims(), "the helper signs as the signer does")
+        let payloads = ["user1|f:file1", "user1|f:file1|\(ttl)|x", "user1||\(ttl)", "|f:file1|\(ttl)", "user1|f:file1|", "user1|f:file1|soon",
+                        "user 1|f:file1|\(ttl)", "user1|x:file1|\(ttl)", "user1|f:|\(ttl)", "user1|f:file1|\(ttl)0000000000000"]
+        for payload in payloads {
+            #expect(throws: AccessTokenSigner.Failure.malformed, "\(payload)") { try signer.verify(signed(Array(payload.utf8)), now: now) }
+        }
+        #expect(throws: AccessTokenSigner.Failure.malformed) { try signer.verify(signed([0xFF, 0xFE, 0x7C, 0x7C]), now: now) }
+        // A dot inside the payload is not base64url, whatever follows it.
+        #expect(throws: AccessTokenSigner.Failure.malformed) { try signer.verify("v1.a.b.c", now: now) }
+    }
+
     @Test("the resource's compact form round-trips and rejects bad ids")
     func resourceForm() {
         for resource in [WOPIResource.file(file), .container(user), .ecosystem] {

@@ -26,6 +26,43 @@ struct ShareStoreConformanceTests {
         return Tree(alice: alice, bob: bob, carol: carol, projects: projects, plans: plans, plan: plan, top: top)
     }
 
+    /// The reads every WOPI request starts with run many at once (on SQLite, on connections of their own;
+    /// issue 10) and see a second host's commit on the very next read.
+    @Test(arguments: StoreKind.allCases)
+    func accessReadsRunManyAtOnceAndSeeEveryCommit(_ kind: StoreKind) async throws {
+        try await StoreUnderTest.with(kind) { subject, storage in
+            let store = storage.store
+            let t = try await makeTree(store)
+            let files = [t.plan, t.top]
+            let (alice, plans) = (t.alice, t.plans)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<64 {
+                    group.addTask {
+                        let expected = files[index % 2]
+                        let access = try await store.fileAccess(expected.id, by: alice.id)
+                        #expect(access?.file == expected && access?.user == alice && access?.role == .owner)
+                        #expect(try await store.containerAccess(plans.id, by: alice.id)?.container == plans)
+                        #expect(try await store.user(id: alice.id) == alice)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try await subject.withSecondHost { second in
+                let renamed = try await second.store.renameFile(t.plan.id, to: "renamed.docx", lock: nil, now: now)
+                #expect(try await store.fileAccess(t.plan.id, by: t.alice.id)?.file == renamed)
+                let locked = try await second.store.updateLock(t.plan.id, request: .lock(WOPILock("L")!), now: now).file
+                #expect(locked.lock != nil)
+                #expect(try await store.fileAccess(t.plan.id, by: t.alice.id)?.file == locked)
+                _ = try await second.store.share(t.plans.id, kind: .container, with: t.bob.id, role: .editor, now: now)
+                #expect(try await store.fileAccess(t.plan.id, by: t.bob.id)?.role == .editor)
+                #expect(try await store.containerAccess(t.plans.id, by: t.bob.id)?.role == .editor)
+            }
+            #expect(try await store.user(id: .random()) == nil)
+            #expect(try await store.containerAccess(.random(), by: t.alice.id)?.container == nil)
+            #expect(try await store.fileAccess(.random(), by: t.alice.id)?.file == nil)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func rolesComeFromTheOwnerTheFileAndEveryFolderAbove(_ kind: StoreKind) async throws {
         try await StoreUnderTest.with(kind) { _, storage in

@@ -31,41 +31,50 @@ public struct AccessTokenSigner: Sendable {
         }
     }
 
-    private let key: SymmetricKey
-    /// HMAC with the key already absorbed: each token copies it and hashes only its payload, instead of
-    /// deriving the key pads again (EnumerateChildren signs one token per child; issue 10).
+    /// HMAC with the key already absorbed: each token issued or checked copies it and hashes only its
+    /// payload, instead of deriving the key pads again (issue 10).
     private let keyed: HMAC<SHA256>
 
     /// Creates a signer with a host-wide secret of at least 32 bytes.
     public init(key: SymmetricKey) {
         precondition(key.bitCount >= 256, "token keys must be at least 256 bits")
-        self.key = key
         self.keyed = HMAC<SHA256>(key: key)
     }
 
     /// Issues a token carrying `claims`.
     public func issue(_ claims: AccessTokenClaims) -> String {
-        let payload = Base64URL.encode(Data("\(claims.userID.rawValue)|\(claims.resource.compactForm)|\(claims.accessTokenTTL)".utf8))
+        let payload = Base64URL.encode(bytes: "\(claims.userID.rawValue)|\(claims.resource.compactForm)|\(claims.accessTokenTTL)".utf8)
         var mac = keyed
-        mac.update(data: Data(payload.utf8))
-        return "v1.\(payload).\(Base64URL.encode(Data(mac.finalize())))"
+        if payload.utf8.withContiguousStorageIfAvailable({ mac.update(data: UnsafeRawBufferPointer($0)) }) == nil {
+            mac.update(data: Array(payload.utf8))
+        }
+        return "v1.\(payload).\(Base64URL.encode(bytes: Array(mac.finalize())))"
     }
 
     /// Checks a token's form, signature and expiry, and returns its claims.
     public func verify(_ token: String, now: Date = Date()) throws(Failure) -> AccessTokenClaims {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard token.utf8.count <= 512, parts.count == 3, parts[0] == "v1",
-              let mac = Base64URL.decode(parts[2])
+        // Bytes throughout, not Characters or Data: every WOPI request checks a token, and String's
+        // grapheme-aware `split`, Data slices and Foundation's base64 were most of this function (issue 10).
+        let bytes = token.utf8
+        guard bytes.count <= 512, bytes.starts(with: "v1.".utf8),
+              let macDot = bytes.lastIndex(of: UInt8(ascii: ".")), macDot > bytes.index(bytes.startIndex, offsetBy: 2)
         else { throw .malformed }
-        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(parts[1].utf8), using: key) else {
-            throw .badSignature
+        let payloadText = token[bytes.index(bytes.startIndex, offsetBy: 3)..<macDot]
+        guard !payloadText.utf8.contains(UInt8(ascii: ".")), let mac = Base64URL.decodeBytes(token[bytes.index(after: macDot)...]) else {
+            throw .malformed
         }
-        guard let payload = Base64URL.decode(parts[1]).flatMap({ String(data: $0, encoding: .utf8) }) else { throw .malformed }
-        let fields = payload.split(separator: "|", omittingEmptySubsequences: false)
-        guard fields.count == 3,
-              let user = ResourceID(String(fields[0])),
-              let resource = WOPIResource(compactForm: fields[1]),
-              let ttl = Int64(fields[2])
+        var expected = keyed
+        if payloadText.utf8.withContiguousStorageIfAvailable({ expected.update(data: UnsafeRawBufferPointer($0)) }) == nil {
+            expected.update(data: Array(payloadText.utf8))
+        }
+        // `==` between a MAC and bytes is swift-crypto's constant-time comparison.
+        guard expected.finalize() == mac else { throw .badSignature }
+        guard let payload = Base64URL.decodeBytes(payloadText) else { throw .malformed }
+        // `user|resource|expiry`
+        guard let first = payload.firstIndex(of: UInt8(ascii: "|")), let last = payload.lastIndex(of: UInt8(ascii: "|")), first < last,
+              let user = ResourceID(String(decoding: payload[..<first], as: UTF8.self)),
+              let resource = WOPIResource(compactForm: Substring(String(decoding: payload[(first + 1)..<last], as: UTF8.self))),
+              let ttl = Int64(String(decoding: payload[(last + 1)...], as: UTF8.self))
         else { throw .malformed }
         let claims = AccessTokenClaims(userID: user, resource: resource, expiresAt: Date(millisecondsSince1970: ttl))
         guard claims.expiresAt > now else { throw .expired }

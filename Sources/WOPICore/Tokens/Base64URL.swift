@@ -4,40 +4,84 @@ import Foundation
 public enum Base64URL {
     /// Encodes bytes as unpadded base64url.
     public static func encode(_ data: Data) -> String {
-        // One pass over the base64 bytes rather than three string replacements: tokens are encoded
-        // and decoded on every WOPI request.
-        var bytes = Array(data.base64EncodedData())
-        var count = 0
-        for byte in bytes where byte != UInt8(ascii: "=") {
-            bytes[count] = switch byte {
-            case UInt8(ascii: "+"): UInt8(ascii: "-")
-            case UInt8(ascii: "/"): UInt8(ascii: "_")
-            default: byte
-            }
-            count += 1
-        }
-        return String(decoding: bytes[..<count], as: UTF8.self)
+        encode(bytes: data)
     }
+
+    /// Encodes bytes as unpadded base64url, straight from a table (issue 10: EnumerateChildren encodes
+    /// two of these for every child's token).
+    public static func encode(bytes: some Collection<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { output in
+            var count = 0
+            var bits: UInt32 = 0
+            var pending = 0
+            for byte in bytes {
+                bits = bits << 8 | UInt32(byte)
+                pending += 8
+                while pending >= 6 {
+                    pending -= 6
+                    output[count] = encodingTable[Int(bits >> UInt32(pending) & 0x3F)]
+                    count += 1
+                }
+            }
+            if pending > 0 {
+                output[count] = encodingTable[Int(bits << UInt32(6 - pending) & 0x3F)]
+                count += 1
+            }
+            return count
+        }
+    }
+
+    private static let encodingTable = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Decodes unpadded (or padded) base64url; `nil` for anything outside the alphabet.
     public static func decode(_ text: some StringProtocol) -> Data? {
-        // `=` may appear anywhere and is dropped; padding is added back for Foundation's decoder.
-        var base64: [UInt8] = []
-        base64.reserveCapacity(text.utf8.count + 3)
+        decodeBytes(text).map { Data($0) }
+    }
+
+    /// ``decode(_:)`` into an array: one pass through a lookup table, no intermediate text (issue 10:
+    /// tokens are decoded on every WOPI request). `=` may appear anywhere and is dropped; bits left
+    /// over after the last whole byte are ignored, as Foundation's decoder ignores them.
+    public static func decodeBytes(_ text: some StringProtocol) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count * 3 / 4 + 1)
+        var bits: UInt32 = 0
+        var symbols = 0
         for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                base64.append(byte)
-            case UInt8(ascii: "-"): base64.append(UInt8(ascii: "+"))
-            case UInt8(ascii: "_"): base64.append(UInt8(ascii: "/"))
-            case UInt8(ascii: "="): continue
-            default: return nil
+            let value = decodingTable[Int(byte)]
+            if value == padding { continue }
+            guard value != invalid else { return nil }
+            bits = bits << 6 | UInt32(value)
+            symbols += 1
+            if symbols == 4 {
+                bytes.append(UInt8(truncatingIfNeeded: bits >> 16))
+                bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: bits))
+                bits = 0
+                symbols = 0
             }
         }
-        if base64.count % 4 == 1 { return nil }
-        base64.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - base64.count % 4) % 4))
-        return Data(base64Encoded: Data(base64))
+        switch symbols {
+        case 1: return nil
+        case 2: bytes.append(UInt8(truncatingIfNeeded: bits >> 4))
+        case 3:
+            bytes.append(UInt8(truncatingIfNeeded: bits >> 10))
+            bytes.append(UInt8(truncatingIfNeeded: bits >> 2))
+        default: break
+        }
+        return bytes
     }
+
+    private static let invalid: UInt8 = 0xFF
+    private static let padding: UInt8 = 0xFE
+    /// Each byte's 6-bit value in the base64url alphabet, ``padding`` for `=`, ``invalid`` otherwise.
+    private static let decodingTable: [UInt8] = {
+        var table = [UInt8](repeating: invalid, count: 256)
+        for (value, symbol) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
+            table[Int(symbol)] = UInt8(value)
+        }
+        table[Int(UInt8(ascii: "="))] = padding
+        return table
+    }()
 
     /// `count` random bytes from the system's secure generator, base64url-encoded.
     public static func randomToken(byteCount: Int = 32) -> String {

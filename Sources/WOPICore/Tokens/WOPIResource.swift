@@ -28,9 +28,9 @@ public enum WOPIResource: Sendable, Hashable, CustomStringConvertible {
     /// Parses ``compactForm``.
     public init?(compactForm: Substring) {
         if compactForm == "e" { self = .ecosystem; return }
-        let parts = compactForm.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, let id = ResourceID(String(parts[1])) else { return nil }
-        switch parts[0] {
+        guard let colon = compactForm.utf8.firstIndex(of: UInt8(ascii: ":")),
+              let id = ResourceID(String(compactForm[compactForm.utf8.index(after: colon)...])) else { return nil }
+        switch compactForm[..<colon] {
         case "f": self = .file(id)
         case "c": self = .container(id)
         case "sf": self = .shareLink(id, isContainer: false)

@@ -18,19 +18,66 @@ enum FlatJSONEncoder {
         let encoder = Recorder()
         do { try value.encode(to: encoder) } catch { return nil }
         guard !encoder.unsupported, encoder.isObject else { return nil }
-        let entries = encoder.entries.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let layout = layouts.layout(for: type(of: value), keys: encoder.keys)
         var output = ByteBuffer()
-        output.reserveCapacity(encoder.values.readableBytes + entries.count * 24 + 2)
+        output.reserveCapacity(encoder.values.readableBytes + layout.keyBytes + layout.order.count + 2)
         output.writeStaticString("{")
-        for (index, entry) in entries.enumerated() {
-            if index > 0 { output.writeStaticString(",") }
-            JSONText.writeString(entry.key, to: &output)
-            output.writeStaticString(":")
-            output.writeImmutableBuffer(encoder.values.getSlice(at: entry.range.lowerBound, length: entry.range.count)!)
+        encoder.values.withUnsafeReadableBytes { values in
+            for (position, index) in layout.order.enumerated() {
+                if position > 0 { output.writeStaticString(",") }
+                output.writeBytes(layout.keyTexts[index])
+                output.writeBytes(UnsafeRawBufferPointer(rebasing: values[encoder.ranges[index]]))
+            }
         }
         output.writeStaticString("}")
         return output
     }
+
+    /// Where each key of a type goes: the keys an answer recorded, in the order its `encode(to:)` wrote
+    /// them, and that order sorted by PascalCase name, each key's `"Key":` text made once (issue 10:
+    /// sorting and converting keys per answer was a fifth of the encoder's time).
+    struct Layout: Sendable {
+        let keys: [String]
+        let order: [Int]
+        let keyTexts: [[UInt8]]
+        let keyBytes: Int
+
+        init(keys: [String]) {
+            self.keys = keys
+            let names = keys.map(WOPIJSON.pascalCase)
+            order = names.indices.sorted { names[$0].utf8.lexicographicallyPrecedes(names[$1].utf8) }
+            keyTexts = names.map { name in
+                var text = ByteBuffer()
+                JSONText.writeString(name, to: &text)
+                text.writeStaticString(":")
+                return Array(text.readableBytesView)
+            }
+            keyBytes = keyTexts.reduce(0) { $0 + $1.count }
+        }
+    }
+
+    /// The layouts seen so far, a few per type: a type whose optionals are sometimes `nil` records
+    /// different key lists, and any list not seen before gets its own layout.
+    final class Layouts: @unchecked Sendable {
+        private let lock = NSLock()
+        private var known: [ObjectIdentifier: [Layout]] = [:]
+
+        func layout(for type: Any.Type, keys: [String]) -> Layout {
+            let id = ObjectIdentifier(type)
+            if let layout = lock.withLock({ known[id]?.first { $0.keys == keys } }) { return layout }
+            let layout = Layout(keys: keys)
+            lock.withLock {
+                // Bounded: a type with many optionals cannot grow the table past a few layouts.
+                var layouts = known[id] ?? []
+                if layouts.count >= 8 { layouts.removeFirst() }
+                layouts.append(layout)
+                known[id] = layouts
+            }
+            return layout
+        }
+    }
+
+    static let layouts = Layouts()
 
     /// Refuses what the fast path does not write.
     private struct Unsupported: Error {}
@@ -39,8 +86,15 @@ enum FlatJSONEncoder {
     private final class Recorder: Encoder {
         var codingPath: [any CodingKey] { [] }
         var userInfo: [CodingUserInfoKey: Any] { [:] }
-        var entries: [(key: String, range: Range<Int>)] = []
+        var keys: [String] = []
+        var ranges: [Range<Int>] = []
         var values = ByteBuffer()
+
+        init() {
+            keys.reserveCapacity(40)
+            ranges.reserveCapacity(40)
+            values.reserveCapacity(1024)
+        }
         var unsupported = false
         var isObject = false
 
@@ -63,7 +117,8 @@ enum FlatJSONEncoder {
         func add(_ key: some CodingKey, _ write: (inout ByteBuffer) -> Void) {
             let start = values.writerIndex
             write(&values)
-            entries.append((WOPIJSON.pascalCase(key.stringValue), start..<values.writerIndex))
+            keys.append(key.stringValue)
+            ranges.append(start..<values.writerIndex)
         }
     }
 

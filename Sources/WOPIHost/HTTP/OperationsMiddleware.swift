@@ -8,17 +8,19 @@ struct OperationsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: HostMetrics?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let scope = RequestScope(requestID: context.id)
+        // Without metrics there is nothing to name or time (issue 10: this runs before every request).
+        guard let metrics else { return try await RequestScope.$current.withValue(scope) { try await next(request, context) } }
         let operation = WOPIOperation(method: request.method.rawValue, path: request.uri.path, override: request.headers[.wopiOverride],
                                       hasOldLock: request.headers[.wopiOldLock] != nil).name
-        let scope = RequestScope(requestID: context.id)
         let start = ContinuousClock.now
         do {
             let response = try await RequestScope.$current.withValue(scope) { try await next(request, context) }
-            metrics?.recordRequest(operation: operation, status: response.status.code, duration: ContinuousClock.now - start)
+            metrics.recordRequest(operation: operation, status: response.status.code, duration: ContinuousClock.now - start)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            metrics?.recordRequest(operation: operation, status: status, duration: ContinuousClock.now - start)
+            metrics.recordRequest(operation: operation, status: status, duration: ContinuousClock.now - start)
             throw error
         }
     }

@@ -33,8 +33,7 @@ struct FilesController<Context: RequestContext>: Sendable {
 
     @Sendable func checkFileInfo(_ request: Request, context: Context) async throws -> Response {
         let access = try await resolve(request, context)
-        let (file, user) = (access.file, access.user)
-        let token = request.uri.queryParameters.get("access_token") ?? ""
+        let (file, user, token) = (access.file, access.user, access.token)
         let permissions = AccessRules.filePermissions(role: access.role, containerRole: access.containerRole)
         let response = CheckFileInfoResponse(
             baseFileName: file.name, ownerId: file.ownerID.rawValue, size: file.size, userId: user.id.rawValue,

@@ -4,6 +4,8 @@ import WOPICore
 
 /// A WOPI file request after its token and the caller's role were checked.
 struct AuthorizedFile: Sendable {
+    /// The request's access token.
+    var token: String
     /// The token's claims.
     var claims: AccessTokenClaims
     /// The caller.
@@ -63,11 +65,11 @@ extension WOPIBackend {
     /// does not exist or that the caller may no longer open — a removed share ends access at once,
     /// whatever token they hold.
     func authorizeFile(_ request: Request, _ id: ResourceID) async throws -> AuthorizedFile {
-        let claims = try verifyToken(request, .file(id))
+        let (token, claims) = try verifiedToken(request, .file(id))
         guard let access = try await store.fileAccess(id, by: claims.userID) else { throw unknownTokenUser() }
         scope(user: access.user, resource: .file(id))
         guard let file = access.file, let role = access.role else { throw WOPIError.notFound("file not found") }
-        return AuthorizedFile(claims: claims, user: access.user, file: file, role: role, containerRole: access.containerRole,
+        return AuthorizedFile(token: token, claims: claims, user: access.user, file: file, role: role, containerRole: access.containerRole,
                               containerName: access.containerName)
     }
 

@@ -58,6 +58,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         EventLoopExecutor.install() // issue 10: Swift concurrency on the NIO event loops
+        SQLiteStore.configureProcess() // issue 10: before any database opens
         // BEGIN operations (issue 11): options from flags, then WOPI_* environment variables, then --config; JSON logs.
         if !ServeSettings.isResolved {
             let arguments: [String]

@@ -50,57 +50,14 @@ extension SQLiteStore {
     }
 
     public func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess? {
-        // One statement, run inline (issue 10): the user, the file with its folder's name, and for anyone but the
-        // owner the best share on the folder chain and the share on the file itself ('editor' > 'viewer' as text).
-        try lookUp { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                WITH RECURSIVE chain(id) AS (
-                    SELECT container_id FROM files WHERE id = ?1
-                    UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
-                )
-                SELECT \(Self.prefixedUserColumns), f.*, c.name AS container_name,
-                       CASE WHEN f.owner_id = u.id THEN NULL ELSE
-                           (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id) END AS chain_role,
-                       CASE WHEN f.owner_id = u.id THEN NULL ELSE
-                           (SELECT max(s.role) FROM shares s WHERE s.file_id = f.id AND s.user_id = u.id) END AS file_role
-                FROM users u LEFT JOIN files f ON f.id = ?1 LEFT JOIN containers c ON c.id = f.container_id
-                WHERE u.id = ?2
-                """), arguments: [fileID.rawValue, userID.rawValue])
-            else { return nil }
-            let user = Self.user(row, prefix: "u_")
-            guard (row["id"] as String?) != nil else { return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "") }
-            return FileAccess(user: user, file: Self.file(row), containerName: row["container_name"],
-                              folderShare: (row["chain_role"] as String?).flatMap(AccessRole.init(rawValue:)),
-                              fileShare: (row["file_role"] as String?).flatMap(AccessRole.init(rawValue:)))
-        }
+        // One statement (issue 10): the user, the file with its folder's name, and for anyone but the owner
+        // the best share on the folder chain and the share on the file itself.
+        try lookups.fileAccess(fileID, by: userID)
     }
 
     public func containerAccess(_ containerID: ResourceID, by userID: ResourceID) async throws -> ContainerAccess? {
-        try lookUp { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                WITH RECURSIVE chain(id) AS (
-                    SELECT id FROM containers WHERE id = ?1
-                    UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
-                )
-                SELECT \(Self.prefixedUserColumns), c.*,
-                       CASE WHEN c.owner_id = u.id THEN NULL ELSE
-                           (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id) END AS shared_role
-                FROM users u LEFT JOIN containers c ON c.id = ?1
-                WHERE u.id = ?2
-                """), arguments: [containerID.rawValue, userID.rawValue])
-            else { return nil }
-            let user = Self.user(row, prefix: "u_")
-            guard (row["id"] as String?) != nil else { return ContainerAccess(user: user, container: nil, role: nil) }
-            return ContainerAccess(user: user, container: Self.container(row),
-                                   sharedRole: (row["shared_role"] as String?).flatMap(AccessRole.init(rawValue:)))
-        }
+        try lookups.containerAccess(containerID, by: userID)
     }
-
-    /// The user's columns under `u_` names (read with `user(_:prefix:)`), so they can share a row with a file's or container's.
-    private static let prefixedUserColumns = """
-        u.id AS u_id, u.name AS u_name, u.display_name AS u_display_name, u.password_hash AS u_password_hash, \
-        u.root_container_id AS u_root_container_id, u.user_info AS u_user_info
-        """
 
     private static func share(_ row: Row) -> ShareRecord {
         let fileID: String? = row["file_id"]

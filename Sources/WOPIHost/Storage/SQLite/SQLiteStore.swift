@@ -1,5 +1,7 @@
+import CSQLiteConfig
 import Foundation
 import GRDB
+import GRDBSQLite
 import WOPICore
 
 /// The embedded ``WOPIStore``: one SQLite database in WAL mode.
@@ -12,6 +14,8 @@ public final class SQLiteStore: WOPIStore {
     let pool: DatabasePool
     /// Group commit for ``updateLock(_:request:now:)`` (issue 10).
     private let lockChanges: LockChangeBatcher
+    /// The reads every WOPI request starts with, on SQLite's C API (issue 10).
+    let lookups: SQLiteLookups
 
     /// Opens (creating and migrating if needed) the database at `path`.
     ///
@@ -29,6 +33,17 @@ public final class SQLiteStore: WOPIStore {
         }
         try migrator.migrate(pool)
         lockChanges = LockChangeBatcher(pool: pool)
+        lookups = SQLiteLookups(path: path)
+    }
+
+    /// Configures SQLite for a server process; call before anything opens a database (`wopi serve`
+    /// does, first thing). It turns off SQLite's memory statistics: with them on, every allocation
+    /// takes one process-wide mutex, which concurrent reads contended for (Debian's SQLite is built
+    /// without per-connection lookaside memory, so every allocation goes there). Returns whether
+    /// SQLite took the setting (not once it is in use).
+    @discardableResult
+    public static func configureProcess() -> Bool {
+        wopi_sqlite_disable_memory_statistics() == SQLITE_OK
     }
 
     // MARK: Users
@@ -50,7 +65,7 @@ public final class SQLiteStore: WOPIStore {
     }
 
     public func user(id: ResourceID) async throws -> UserRecord? {
-        try lookUp { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id.rawValue]).map { Self.user($0) } }
+        try lookups.user(id)
     }
 
     public func user(named name: String) async throws -> UserRecord? {
@@ -133,25 +148,26 @@ public final class SQLiteStore: WOPIStore {
 
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
         try await pool.read { db in
-            try Self.page(db, table: "containers", parent: "parent_id", id: id, after: after, limit: limit).map(Self.container)
+            try Self.page(db, table: "containers", parent: "parent_id", id: id, after: after, limit: limit, decode: Self.container)
         }
     }
 
     public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
         try await pool.read { db in
-            try Self.page(db, table: "files", parent: "container_id", id: id, after: after, limit: limit).map(Self.file)
+            try Self.page(db, table: "files", parent: "container_id", id: id, after: after, limit: limit, decode: Self.file)
         }
     }
 
     /// One page of a listing; both forms walk the `(parent, name NOCASE)` unique index from the cursor on.
-    private static func page(_ db: Database, table: String, parent: String, id: ResourceID, after: String?, limit: Int) throws -> [Row] {
+    private static func page<Record>(_ db: Database, table: String, parent: String, id: ResourceID, after: String?, limit: Int,
+                                     decode: (Row) -> Record) throws -> [Record] {
         guard let after else {
-            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM \(table) WHERE \(parent) = ? ORDER BY name COLLATE NOCASE LIMIT ?"),
-                                    arguments: [id.rawValue, limit])
+            return try decodeAll(db.cachedStatement(sql: "SELECT * FROM \(table) WHERE \(parent) = ? ORDER BY name COLLATE NOCASE LIMIT ?"),
+                                 arguments: [id.rawValue, limit], decode)
         }
-        return try Row.fetchAll(db.cachedStatement(sql: """
+        return try decodeAll(db.cachedStatement(sql: """
             SELECT * FROM \(table) WHERE \(parent) = ? AND name > ? COLLATE NOCASE ORDER BY name COLLATE NOCASE LIMIT ?
-            """), arguments: [id.rawValue, after, limit])
+            """), arguments: [id.rawValue, after, limit], decode)
     }
     // END performance
 
@@ -333,11 +349,30 @@ public final class SQLiteStore: WOPIStore {
     }
 
     static func container(_ db: Database, _ id: ResourceID) throws -> ContainerRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM containers WHERE id = ?"), arguments: [id.rawValue]).map(container)
+        try decodeOne(db.cachedStatement(sql: "SELECT * FROM containers WHERE id = ?"), arguments: [id.rawValue], container)
     }
 
     static func file(_ db: Database, _ id: ResourceID) throws -> FileRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM files WHERE id = ?"), arguments: [id.rawValue]).map(file)
+        try decodeOne(db.cachedStatement(sql: "SELECT * FROM files WHERE id = ?"), arguments: [id.rawValue], file)
+    }
+
+    /// The first row of `statement`, decoded while SQLite holds it (issue 10).
+    ///
+    /// GRDB's `Row.fetchOne` returns a copy of the row, and a copied row finds a column by name by
+    /// lower-casing every column name it passes: a tenth of CheckFileInfo's profile. The row a cursor
+    /// yields looks names up in a table built once per statement run.
+    static func decodeOne<Record>(_ statement: Statement, arguments: StatementArguments, _ decode: (Row) throws -> Record) throws -> Record? {
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        // The cursor resets the statement when it goes, so it must outlive the decoding.
+        return try withExtendedLifetime(rows) { try rows.next().map(decode) }
+    }
+
+    /// Every row of `statement`, each decoded while SQLite holds it (see ``decodeOne(_:arguments:_:)``).
+    static func decodeAll<Record>(_ statement: Statement, arguments: StatementArguments, _ decode: (Row) throws -> Record) throws -> [Record] {
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        var records: [Record] = []
+        while let row = try rows.next() { records.append(try decode(row)) }
+        return records
     }
 
     static func id(_ row: Row, _ column: String) -> ResourceID {
@@ -345,11 +380,11 @@ public final class SQLiteStore: WOPIStore {
         ResourceID(row[column] as String) ?? ResourceID("invalid")!
     }
 
-    /// A user from a row of `users`, its columns named with `prefix` when the row joins other tables.
-    static func user(_ row: Row, prefix: String = "") -> UserRecord {
-        UserRecord(id: id(row, prefix + "id"), name: row[prefix + "name"], displayName: row[prefix + "display_name"],
-                   passwordHash: PasswordHash(stored: row[prefix + "password_hash"]),
-                   rootContainerID: id(row, prefix + "root_container_id"), userInfo: row[prefix + "user_info"])
+    /// A user from a row of `users`.
+    static func user(_ row: Row) -> UserRecord {
+        UserRecord(id: id(row, "id"), name: row["name"], displayName: row["display_name"],
+                   passwordHash: PasswordHash(stored: row["password_hash"]),
+                   rootContainerID: id(row, "root_container_id"), userInfo: row["user_info"])
     }
 
     static func container(_ row: Row) -> ContainerRecord {
