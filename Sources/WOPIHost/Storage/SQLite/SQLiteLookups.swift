@@ -191,7 +191,7 @@ final class SQLiteLookups: @unchecked Sendable {
 
         init(path: String) throws {
             var handle: OpaquePointer?
-            // NOMUTEX: the free list hands a connection to one thread at a time.
+            // NOMUTEX: its slot's lock hands a connection to one thread at a time.
             let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
             guard code == SQLITE_OK, let handle else {
                 let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
