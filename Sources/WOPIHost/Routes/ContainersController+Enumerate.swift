@@ -35,27 +35,20 @@ extension ContainersController {
             var buffer = ByteBuffer()
             buffer.writeStaticString(#"{"ChildContainers":["#)
             var first = true
-            for entry in leading {
+            func writeContainer(name: String, url: String) {
                 if !first { buffer.writeStaticString(",") }
                 first = false
                 buffer.writeStaticString(#"{"Name":"#)
-                JSONText.writeString(entry.name, to: &buffer)
+                JSONText.writeString(name, to: &buffer)
                 buffer.writeStaticString(#","Url":"#)
-                JSONText.writeString(entry.url, to: &buffer)
+                JSONText.writeString(url, to: &buffer)
                 buffer.writeStaticString("}")
             }
+            for entry in leading { writeContainer(name: entry.name, url: entry.url) }
             var cursor: String?
             repeat {
                 let page = try await backend.store.childContainers(of: container.id, after: cursor, limit: pageSize)
-                for child in page {
-                    if !first { buffer.writeStaticString(",") }
-                    first = false
-                    buffer.writeStaticString(#"{"Name":"#)
-                    JSONText.writeString(child.name, to: &buffer)
-                    buffer.writeStaticString(#","Url":"#)
-                    JSONText.writeString(backend.url(.container(child.id), for: claims), to: &buffer)
-                    buffer.writeStaticString("}")
-                }
+                for child in page { writeContainer(name: child.name, url: backend.url(.container(child.id), for: claims)) }
                 cursor = page.count == pageSize ? page.last?.name : nil
                 try await writer.write(buffer)
                 buffer.clear()

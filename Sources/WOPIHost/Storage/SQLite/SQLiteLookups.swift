@@ -41,11 +41,11 @@ final class SQLiteLookups: @unchecked Sendable {
     func fileAccess(_ fileID: ResourceID, by userID: ResourceID) throws -> FileAccess? {
         try read(.fileAccess, fileID.rawValue, userID.rawValue) { row in
             let user = row.user(at: 0)
-            guard !row.isNull(UserColumns.count) else {
+            guard !row.isNull(Self.userColumns.count) else {
                 return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "")
             }
-            let next = UserColumns.count + FileColumns.count
-            return FileAccess(user: user, file: row.file(at: UserColumns.count), containerName: row.text(next),
+            let next = Self.userColumns.count + Self.fileColumns.count
+            return FileAccess(user: user, file: row.file(at: Self.userColumns.count), containerName: row.text(next),
                               folderShare: row.optionalText(next + 1).flatMap(AccessRole.init(rawValue:)),
                               fileShare: row.optionalText(next + 2).flatMap(AccessRole.init(rawValue:)))
         }
@@ -55,9 +55,9 @@ final class SQLiteLookups: @unchecked Sendable {
     func containerAccess(_ containerID: ResourceID, by userID: ResourceID) throws -> ContainerAccess? {
         try read(.containerAccess, containerID.rawValue, userID.rawValue) { row in
             let user = row.user(at: 0)
-            guard !row.isNull(UserColumns.count) else { return ContainerAccess(user: user, container: nil, role: nil) }
-            return ContainerAccess(user: user, container: row.container(at: UserColumns.count),
-                                   sharedRole: row.optionalText(UserColumns.count + ContainerColumns.count).flatMap(AccessRole.init(rawValue:)))
+            guard !row.isNull(Self.userColumns.count) else { return ContainerAccess(user: user, container: nil, role: nil) }
+            return ContainerAccess(user: user, container: row.container(at: Self.userColumns.count),
+                                   sharedRole: row.optionalText(Self.userColumns.count + Self.containerColumns.count).flatMap(AccessRole.init(rawValue:)))
         }
     }
 
@@ -83,7 +83,7 @@ final class SQLiteLookups: @unchecked Sendable {
                     SELECT container_id FROM files WHERE id = ?1
                     UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
                 )
-                SELECT \(UserColumns.list("u")), \(FileColumns.list("f")), c.name,
+                SELECT \(SQLiteLookups.userColumns.list("u")), \(SQLiteLookups.fileColumns.list("f")), c.name,
                        CASE WHEN f.owner_id = u.id THEN NULL ELSE
                            (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id) END,
                        CASE WHEN f.owner_id = u.id THEN NULL ELSE
@@ -97,36 +97,29 @@ final class SQLiteLookups: @unchecked Sendable {
                     SELECT id FROM containers WHERE id = ?1
                     UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
                 )
-                SELECT \(UserColumns.list("u")), \(ContainerColumns.list("c")),
+                SELECT \(SQLiteLookups.userColumns.list("u")), \(SQLiteLookups.containerColumns.list("c")),
                        CASE WHEN c.owner_id = u.id THEN NULL ELSE
                            (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id) END
                 FROM users u LEFT JOIN containers c ON c.id = ?1
                 WHERE u.id = ?2
                 """
             case .user:
-                "SELECT \(UserColumns.list("u")) FROM users u WHERE u.id = ?1"
+                "SELECT \(SQLiteLookups.userColumns.list("u")) FROM users u WHERE u.id = ?1"
             }
         }
     }
 
-    enum UserColumns {
-        static let names = ["id", "name", "display_name", "password_hash", "root_container_id", "user_info"]
-        static var count: Int32 { Int32(names.count) }
-        static func list(_ table: String) -> String { names.map { "\(table).\($0)" }.joined(separator: ", ") }
+    /// A table's columns in the order a decoder below reads them.
+    struct Columns {
+        let names: [String]
+        var count: Int32 { Int32(names.count) }
+        func list(_ table: String) -> String { names.map { "\(table).\($0)" }.joined(separator: ", ") }
     }
 
-    enum FileColumns {
-        static let names = ["id", "container_id", "owner_id", "name", "size", "version", "sha256", "blob_key", "modified_at",
-                            "lock_value", "lock_expires_at"]
-        static var count: Int32 { Int32(names.count) }
-        static func list(_ table: String) -> String { names.map { "\(table).\($0)" }.joined(separator: ", ") }
-    }
-
-    enum ContainerColumns {
-        static let names = ["id", "parent_id", "owner_id", "name"]
-        static var count: Int32 { Int32(names.count) }
-        static func list(_ table: String) -> String { names.map { "\(table).\($0)" }.joined(separator: ", ") }
-    }
+    static let userColumns = Columns(names: ["id", "name", "display_name", "password_hash", "root_container_id", "user_info"])
+    static let fileColumns = Columns(names: ["id", "container_id", "owner_id", "name", "size", "version", "sha256", "blob_key",
+                                             "modified_at", "lock_value", "lock_expires_at"])
+    static let containerColumns = Columns(names: ["id", "parent_id", "owner_id", "name"])
 
     // MARK: Running a statement
 
