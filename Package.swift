@@ -131,6 +131,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // END operations
+                .product(name: "NIOPosix", package: "swift-nio"), // serve's event loops (issue 10)
             ],
             swiftSettings: strictSettings
         ),

@@ -44,4 +44,32 @@ import Glibc
         #expect(users.stdout.split(separator: "\n").count == 1)
         #expect(again.stop(signal: SIGTERM) == 0, "SIGTERM stops the server with exit status 0")
     }
+
+    @Test("--event-loops (or WOPI_EVENT_LOOPS) sets how many threads serve connections; a count out of range is exit 2",
+          .timeLimit(.minutes(3)))
+    func eventLoops() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-event-loops-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+
+        for (arguments, environment, expected) in [(["--event-loops", "3"], [:], 3), ([], ["WOPI_EVENT_LOOPS": "2"], 2)] {
+            let port = try WopiServer.freePort()
+            let server = try WopiServer.launch(["--port", String(port), "--data", data.path] + arguments, environment: environment)
+            defer { server.stop() }
+            try server.waitUntilListening(port: port)
+            let health = try RawHTTPConnection.request(port: port, "GET", "/health")
+            #expect(health.status == 200)
+            #if os(Linux)
+            // NIO names the threads of a group it creates NIO-ELT-<group>-#<n>; its shared singleton's are NIO-SGLTN-….
+            let loops = server.threadNames().filter { $0.hasPrefix("NIO-ELT-") }
+            #expect(loops.count == expected, "\(arguments) \(environment): \(server.threadNames())")
+            #endif
+            #expect(server.stop() == 0)
+        }
+
+        for count in ["0", "257", "two"] {
+            let refused = try WopiProcess.run(["serve", "--event-loops", count, "--data", data.path])
+            #expect(refused.exitCode == 2 && refused.stderrLines.count == 1, "\(count): \(refused.stderr)")
+            #expect(refused.stderr.contains("event-loops"), "names the option: \(refused.stderr)")
+        }
+    }
 }

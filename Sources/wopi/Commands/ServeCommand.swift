@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import NIOPosix
 import OfficeURLScheme
 import WOPICore
 import WOPIHost
@@ -39,6 +40,11 @@ struct ServeCommand: AsyncParsableCommand {
     var maxFileSize: String = "512M"
     @Option(help: "Lifetime of WOPI access tokens, in seconds.") var tokenLifetime: Int = 36000
     @Option(help: "Close a connection that sends nothing for this many seconds, even mid-upload.") var idleTimeout: Int = 60
+    @Option(help: ArgumentHelp("""
+        Threads that read and write connections; Swift's own pool (one thread per core) runs the requests. \
+        Default: half the cores, at least 1.
+        """, valueName: "count"))
+    var eventLoops: Int = WOPIHostApplication.defaultEventLoopCount
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
     // BEGIN Office sign-in options (issue 4)
     @OptionGroup(title: "Office sign-in") var signIn: OfficeSignInOptions
@@ -54,10 +60,10 @@ struct ServeCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level '\(logLevel)' is not a log level") }
         guard tokenLifetime >= 60 else { throw ValidationError("--token-lifetime must be at least 60 seconds") }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be between 1 and 3600 seconds") }
+        guard (1...256).contains(eventLoops) else { throw ValidationError("--event-loops must be between 1 and 256") }
     }
 
     func run() async throws {
-        EventLoopExecutor.install() // issue 10: Swift concurrency on the NIO event loops
         SQLiteStore.configureProcess() // issue 10: before any database opens
         // BEGIN operations (issue 11): options from flags, then WOPI_* environment variables, then --config; JSON logs.
         if !ServeSettings.isResolved {
@@ -111,11 +117,18 @@ struct ServeCommand: AsyncParsableCommand {
                                                        "store": "\(dataOptions.usesDatabase ? "postgresql" : "sqlite")"])
         let proofKeys = try await proofKeyOptions.loadCache(logger: logger)
         if proofKeys != nil { logger.notice("checking WOPI proof keys", metadata: ["discovery": "\(proofKeyOptions.discovery ?? "")"]) }
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoops)
         let app = WOPIHostApplication.make(backend: backend, proofKeys: proofKeys, host: host, port: port,
-                                           idleTimeout: .seconds(idleTimeout), logger: logger)
+                                           idleTimeout: .seconds(idleTimeout), eventLoops: eventLoops, logger: logger)
         // BEGIN operations (issue 11): metrics port and draining on SIGTERM.
-        try await operations.run(app, host: host, monitor: monitor, logger: logger)
+        do {
+            try await operations.run(app, host: host, monitor: monitor, logger: logger)
+        } catch {
+            try? await eventLoops.shutdownGracefully()
+            throw error
+        }
         // END operations
+        try await eventLoops.shutdownGracefully()
     }
 
     private func printWelcome(_ demo: DemoProvisioning.DemoAccount, backend: WOPIBackend) {

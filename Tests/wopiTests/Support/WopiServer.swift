@@ -114,6 +114,15 @@ final class WopiServer: @unchecked Sendable {
         }
     }
 
+    /// The names of the server's threads, from /proc (empty where /proc does not exist).
+    func threadNames() -> [String] {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return ids.compactMap { id in
+            (try? String(contentsOfFile: "\(tasks)/\(id)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
     /// Sends `signal` to the server's PID and returns at once; `false` when it is not running.
     func signal(_ signal: Int32) -> Bool {
         guard process.isRunning else { return false }

@@ -1,10 +1,10 @@
 import NIOPosix
 import WOPICore
 
-/// Runs password checks (scrypt, 32 MiB and ~0.1 s each) off the event loops, a few at a time.
+/// Runs password checks (scrypt, 32 MiB and ~0.1 s each) off the threads that run requests, a few at a time.
 ///
 /// On the request's own thread a burst of sign-in attempts would stall every WOPI request sharing
-/// that event loop and could claim 32 MiB per attempt; here they queue for one of
+/// that thread and could claim 32 MiB per attempt; here they queue for one of
 /// `concurrentChecks` slots on NIO's blocking thread pool (RFC 6819 §4.4.1.11).
 actor PasswordChecker {
     private var available: Int

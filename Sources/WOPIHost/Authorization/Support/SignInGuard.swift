@@ -6,7 +6,7 @@ import WOPICore
 struct SignInGuard: Sendable {
     /// Wrong passwords per name and address.
     let throttle: SignInThrottle
-    /// Runs scrypt off the event loops, a few checks at a time.
+    /// Runs scrypt off the threads that run requests, a few checks at a time.
     let passwords: PasswordChecker
     /// Verified against when a sign-in name is unknown, so a wrong name costs as much time as a wrong password.
     let decoyPasswordHash: PasswordHash

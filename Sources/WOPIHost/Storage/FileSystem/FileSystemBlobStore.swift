@@ -89,11 +89,21 @@ public struct FileSystemBlobStore: BlobStore {
         guard try await FileSystem.shared.info(forFileAt: path) != nil else { throw BlobStoreError.notFound(key) }
         let chunkLength = chunkLength
         return ResponseBody(contentLength: Int(size)) { writer in
-            try await FileSystem.shared.withFileHandle(forReadingAt: path) { handle in
-                for try await chunk in handle.readChunks(in: 0..<size, chunkLength: .bytes(Int64(chunkLength))) {
+            let file = try await BlobFileReader.open(path.string, size: size, chunkLength: chunkLength)
+            do {
+                // One chunk is sent while the next one is read.
+                var chunk = try await file.next()
+                while !file.isAtEnd {
+                    async let following = file.next()
                     try await writer.write(chunk)
+                    chunk = try await following
                 }
+                if chunk.readableBytes > 0 { try await writer.write(chunk) }
+            } catch {
+                await file.close()
+                throw error
             }
+            await file.close()
             try await writer.finish(nil)
         }
     }

@@ -17,7 +17,7 @@ import WOPICore
 final class SQLiteLookups: @unchecked Sendable {
     private let path: String
     /// Connections in slots, each behind its own lock. A thread starts at the slot its id picks and
-    /// takes the first free one, so the event loops' threads rarely meet on a lock (a shared free
+    /// takes the first free one, so the threads running requests rarely meet on a lock (a shared free
     /// list was contended by every read). A slot opens its connection on first use.
     private let slots: [Slot]
 
