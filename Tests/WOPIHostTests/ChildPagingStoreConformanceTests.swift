@@ -25,23 +25,11 @@ struct ChildPagingStoreConformanceTests {
 
             let children = try await store.children(of: root)
             for limit in [1, 2, 3, 100] {
-                var files: [FileRecord] = []
-                var cursor: String?
-                repeat {
-                    let page = try await store.childFiles(of: root, after: cursor, limit: limit)
-                    #expect(page.count <= limit)
-                    files += page
-                    cursor = page.count == limit ? page.last?.name : nil
-                } while cursor != nil
+                let files = try await Self.allPages(limit: limit, name: \.name) { try await store.childFiles(of: root, after: $0, limit: limit) }
                 #expect(files == children.files, "limit \(limit)")
-
-                var containers: [ContainerRecord] = []
-                cursor = nil
-                repeat {
-                    let page = try await store.childContainers(of: root, after: cursor, limit: limit)
-                    containers += page
-                    cursor = page.count == limit ? page.last?.name : nil
-                } while cursor != nil
+                let containers = try await Self.allPages(limit: limit, name: \.name) {
+                    try await store.childContainers(of: root, after: $0, limit: limit)
+                }
                 #expect(containers == children.containers, "limit \(limit)")
             }
             #expect(children.files.count == names.count)
@@ -51,5 +39,20 @@ struct ChildPagingStoreConformanceTests {
             #expect(try await store.childFiles(of: .random(), after: nil, limit: 10).isEmpty)
             #expect(try await store.childContainers(of: other.id, after: nil, limit: 10).isEmpty)
         }
+    }
+
+    /// A listing read page by page, as EnumerateChildren reads it: each page after the last name of the one
+    /// before, until a page comes back short. Every page holds at most `limit` records.
+    private static func allPages<Record>(limit: Int, name: KeyPath<Record, String>,
+                                         _ page: (_ after: String?) async throws -> [Record]) async throws -> [Record] {
+        var records: [Record] = []
+        var cursor: String?
+        repeat {
+            let next = try await page(cursor)
+            #expect(next.count <= limit)
+            records += next
+            cursor = next.count == limit ? next.last?[keyPath: name] : nil
+        } while cursor != nil
+        return records
     }
 }

@@ -31,6 +31,7 @@ public enum Base64URL {
         }
     }
 
+    /// The base64url alphabet (RFC 4648 §5), each symbol at its 6-bit value.
     private static let encodingTable = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Decodes unpadded (or padded) base64url; `nil` for anything outside the alphabet.
@@ -76,7 +77,7 @@ public enum Base64URL {
     /// Each byte's 6-bit value in the base64url alphabet, ``padding`` for `=`, ``invalid`` otherwise.
     private static let decodingTable: [UInt8] = {
         var table = [UInt8](repeating: invalid, count: 256)
-        for (value, symbol) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
+        for (value, symbol) in encodingTable.enumerated() {
             table[Int(symbol)] = UInt8(value)
         }
         table[Int(UInt8(ascii: "="))] = padding

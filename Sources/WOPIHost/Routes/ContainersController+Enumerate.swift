@@ -9,6 +9,13 @@ extension ContainersController {
     /// so memory depends on this, not on the size of the folder.
     static var childrenPageSize: Int { 1000 }
 
+    /// The extensions `X-WOPI-FileExtensionFilterList` lets through (lower case, with their dot), `nil` without the header.
+    static func extensionFilter(_ request: Request) throws -> Set<String>? {
+        try request.headers.single(.wopiFileExtensionFilterList).map { filter in
+            Set(filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        }
+    }
+
     /// EnumerateChildren's answer (docs/rest/src/containers/EnumerateChildren.rst), streamed.
     ///
     /// The bytes are those ``WOPIJSON`` would produce for a ``ChildrenResponse`` (keys sorted,
@@ -17,13 +24,7 @@ extension ContainersController {
     /// goes out as soon as it is encoded. The container was checked before the first byte; a store
     /// failure after it ends the connection without completing the body, which a client sees as an
     /// error rather than as a short list.
-    /// The extensions `X-WOPI-FileExtensionFilterList` lets through (lower case, with their dot), `nil` without the header.
-    static func extensionFilter(_ request: Request) throws -> Set<String>? {
-        try request.headers.single(.wopiFileExtensionFilterList).map { filter in
-            Set(filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
-        }
-    }
-
+    ///
     /// `leading` entries go first among the child containers: the user's "Shared with me" in their root.
     func enumeratedChildren(of container: ContainerRecord, claims: AccessTokenClaims, request: Request, leading: [NamedURL] = []) throws -> Response {
         let extensions = try Self.extensionFilter(request)

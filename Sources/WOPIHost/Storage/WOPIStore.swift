@@ -200,19 +200,24 @@ extension WOPIStore {
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
         let all: [ContainerRecord]
         do { all = try await children(of: id).containers } catch WOPIStoreError.notFound { return [] }
-        return Array(all.filter { after == nil || WOPIStorePaging.isAfter($0.name, after!) }.prefix(limit))
+        return WOPIStorePaging.page(of: all, name: \.name, after: after, limit: limit)
     }
 
     /// A fallback for stores written before paging existed: reads all children and returns one page.
     public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
         let all: [FileRecord]
         do { all = try await children(of: id).files } catch WOPIStoreError.notFound { return [] }
-        return Array(all.filter { after == nil || WOPIStorePaging.isAfter($0.name, after!) }.prefix(limit))
+        return WOPIStorePaging.page(of: all, name: \.name, after: after, limit: limit)
     }
 }
 
 /// The order listings page in: ASCII letters folded to lower case, then bytes (SQLite's `NOCASE`).
 enum WOPIStorePaging {
+    /// Up to `limit` of `records` (already in name order) whose name comes after `after`, or from the start.
+    static func page<Record>(of records: [Record], name: KeyPath<Record, String>, after: String?, limit: Int) -> [Record] {
+        Array(records.filter { after == nil || isAfter($0[keyPath: name], after!) }.prefix(limit))
+    }
+
     static func isAfter(_ name: String, _ cursor: String) -> Bool {
         folded(cursor).lexicographicallyPrecedes(folded(name))
     }

@@ -86,22 +86,24 @@ struct WebFrontController<Context: RequestContext>: Sendable {
         }
         let path = try await backend.store.containerPath(to: folder.id)
         let children = try await backend.store.children(of: folder.id)
-        // `|d|` names the service as `wopi serve` prints it (seed 001's example uses the brand, "Contoso").
-        let service = backend.configuration.brandName
         var links: [ResourceID: OfficeOpenLinks] = [:]
-        for file in children.files {
-            links[file.id] = OfficeOpenLinks(file: file, wopiSrc: backend.wopiSrc(.file(file.id)), service: service, userID: user.id.rawValue)
-        }
+        for file in children.files { links[file.id] = officeLinks(file, for: user) }
         var page = FolderPage(path: path.isEmpty ? [folder] : path, folders: children.containers, files: children.files, officeLinks: links,
                               csrf: session.csrf, language: language, basePath: basePath,
                               maximumFileSize: backend.configuration.maximumFileSize, error: error)
-        if folder.id == user.rootContainerID { page.shared = try await sharedEntries(for: user, service: service) }
+        if folder.id == user.rootContainerID { page.shared = try await sharedEntries(for: user) }
         return layout(language, session: session, user: user, pagePath: "\(basePath)/folders/\(folder.id.rawValue)")
             .response(title: page.title, content: page.html, script: true, status: status, extraHeaders: Self.cookieHeaders(cookies))
     }
 
+    /// The Office links that open `file` as `user`; `nil` when no offered app opens it.
+    func officeLinks(_ file: FileRecord, for user: UserRecord) -> OfficeOpenLinks? {
+        // `|d|` names the service as `wopi serve` prints it (seed 001's example uses the brand, "Contoso").
+        OfficeOpenLinks(file: file, wopiSrc: backend.wopiSrc(.file(file.id)), service: backend.configuration.brandName, userID: user.id.rawValue)
+    }
+
     /// What others shared with `user`, by name, each with its current role (issue 13).
-    func sharedEntries(for user: UserRecord, service: String) async throws -> [FolderPage.SharedEntry] {
+    func sharedEntries(for user: UserRecord) async throws -> [FolderPage.SharedEntry] {
         var entries: [FolderPage.SharedEntry] = []
         for share in try await backend.store.shares(with: user.id) {
             let isFolder = share.itemKind == .container
@@ -110,7 +112,7 @@ struct WebFrontController<Context: RequestContext>: Sendable {
             entries.append(FolderPage.SharedEntry(
                 name: item.name, isFolder: isFolder, ownerName: owner, role: role,
                 pageURL: backend.shareLink(user: user.id, item: share.itemID, isContainer: isFolder),
-                officeLinks: item.file.flatMap { OfficeOpenLinks(file: $0, wopiSrc: backend.wopiSrc(.file($0.id)), service: service, userID: user.id.rawValue) }))
+                officeLinks: item.file.flatMap { officeLinks($0, for: user) }))
         }
         return entries.sorted { $0.name.lowercased() < $1.name.lowercased() }
     }

@@ -75,8 +75,6 @@ final class RawHTTPConnection {
         }
     }
 
-    /// Reads one response, framed by its Content-Length when it has one (so a kept-alive connection
-    /// works too), otherwise up to the end of the stream.
     /// Whether the peer has closed the connection: a non-blocking read sees end of file (not "no data yet").
     func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
@@ -87,6 +85,8 @@ final class RawHTTPConnection {
         }
     }
 
+    /// Reads one response, framed by its Content-Length when it has one (so a kept-alive connection
+    /// works too), otherwise up to the end of the stream.
     func readResponse() -> Response? {
         var buffer = Data()
         var chunk = [UInt8](repeating: 0, count: 256 * 1024)

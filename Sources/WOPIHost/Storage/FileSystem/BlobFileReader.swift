@@ -1,12 +1,6 @@
-import Foundation
 import NIOCore
 import NIOPosix
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemPackage
 
 /// A stored body read for a response, chunk after chunk, into two buffers that take turns.
 ///
@@ -19,13 +13,14 @@ import Darwin
 /// before starting the next one, so at most one thread touches the state at a time: that is what
 /// makes the unchecked `Sendable` sound.
 final class BlobFileReader: @unchecked Sendable {
-    private var descriptor: CInt
+    /// `nil` once closed.
+    private var descriptor: SystemPackage.FileDescriptor?
     private let size: Int64
     private let chunkLength: Int
     private var offset: Int64 = 0
     private var buffers: (ByteBuffer, ByteBuffer)
 
-    private init(descriptor: CInt, size: Int64, chunkLength: Int) {
+    private init(descriptor: SystemPackage.FileDescriptor, size: Int64, chunkLength: Int) {
         self.descriptor = descriptor
         self.size = size
         self.chunkLength = chunkLength
@@ -34,15 +29,9 @@ final class BlobFileReader: @unchecked Sendable {
     }
 
     /// Opens the file at `path` to read its first `size` bytes in chunks of `chunkLength`.
-    static func open(_ path: String, size: Int64, chunkLength: Int) async throws -> BlobFileReader {
+    static func open(_ path: FilePath, size: Int64, chunkLength: Int) async throws -> BlobFileReader {
         let descriptor = try await NIOThreadPool.singleton.runIfActive {
-            #if canImport(Glibc)
-            let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-            #else
-            let descriptor = Darwin.open(path, O_RDONLY | O_CLOEXEC)
-            #endif
-            guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "open") }
-            return descriptor
+            try SystemPackage.FileDescriptor.open(path, .readOnly, options: .closeOnExec)
         }
         return BlobFileReader(descriptor: descriptor, size: size, chunkLength: chunkLength)
     }
@@ -53,23 +42,19 @@ final class BlobFileReader: @unchecked Sendable {
     /// The next chunk. A file shorter than `size` is an error: the response promised that length.
     func next() async throws -> ByteBuffer {
         try await NIOThreadPool.singleton.runIfActive {
+            guard let descriptor = self.descriptor else { throw Errno.badFileDescriptor }
             self.buffers = (self.buffers.1, self.buffers.0)
             self.buffers.0.clear()
-            let (descriptor, offset) = (self.descriptor, self.offset)
+            let offset = self.offset
             let length = Int(min(Int64(self.chunkLength), self.size - offset))
             var filled = 0
             while filled < length {
-                var result = 0
-                self.buffers.0.writeWithUnsafeMutableBytes(minimumWritableBytes: length - filled) { bytes in
-                    result = pread(descriptor, bytes.baseAddress!, length - filled, off_t(offset) + off_t(filled))
-                    return max(result, 0)
+                let count = try self.buffers.0.writeWithUnsafeMutableBytes(minimumWritableBytes: length - filled) { bytes in
+                    try descriptor.read(fromAbsoluteOffset: offset + Int64(filled),
+                                        into: UnsafeMutableRawBufferPointer(rebasing: bytes[..<(length - filled)]))
                 }
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw IOError(errnoCode: errno, reason: "pread")
-                }
-                guard result > 0 else { throw IOError(errnoCode: EIO, reason: "the stored body is shorter than its recorded size") }
-                filled += result
+                guard count > 0 else { throw BlobStoreError.unavailable("the stored body is shorter than its recorded size") }
+                filled += count
             }
             self.offset += Int64(length)
             return self.buffers.0
@@ -79,13 +64,8 @@ final class BlobFileReader: @unchecked Sendable {
     /// Closes the file.
     func close() async {
         _ = try? await NIOThreadPool.singleton.runIfActive {
-            guard self.descriptor >= 0 else { return }
-            #if canImport(Glibc)
-            _ = Glibc.close(self.descriptor)
-            #else
-            _ = Darwin.close(self.descriptor)
-            #endif
-            self.descriptor = -1
+            try? self.descriptor?.close()
+            self.descriptor = nil
         }
     }
 }

@@ -40,7 +40,7 @@ public struct FileSystemBlobStore: BlobStore {
         where Body.Element == ByteBuffer {
         let key = BlobKey.random()
         let staging = FilePath(stagingFolder.appendingPathComponent("\(key.rawValue).part").path)
-        let file = try await StagingFile.create(at: staging.string)
+        let file = try await StagingFile.create(at: staging)
         // Two batches at most: one filling from the network here while the thread pool hashes and
         // writes the other. Memory stays bounded by the batch size, not the file size.
         var pending: Task<ByteBuffer, any Error>?
@@ -89,7 +89,7 @@ public struct FileSystemBlobStore: BlobStore {
         guard try await FileSystem.shared.info(forFileAt: path) != nil else { throw BlobStoreError.notFound(key) }
         let chunkLength = chunkLength
         return ResponseBody(contentLength: Int(size)) { writer in
-            let file = try await BlobFileReader.open(path.string, size: size, chunkLength: chunkLength)
+            let file = try await BlobFileReader.open(path, size: size, chunkLength: chunkLength)
             do {
                 // One chunk is sent while the next one is read.
                 var chunk = try await file.next()

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOPosix
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -17,20 +18,19 @@ import Darwin
 /// awaits each step before it starts the next one, so at most one thread touches the state at a time:
 /// that is what makes the unchecked `Sendable` sound.
 final class StagingFile: @unchecked Sendable {
-    private var descriptor: CInt
+    /// `nil` once closed.
+    private var descriptor: SystemPackage.FileDescriptor?
     private var hasher = SHA256()
     private var offset: Int64 = 0
 
-    private init(descriptor: CInt) {
+    private init(descriptor: SystemPackage.FileDescriptor) {
         self.descriptor = descriptor
     }
 
     /// Creates a new file at `path`, which must not exist (`O_EXCL`), readable by the owner only.
-    static func create(at path: String) async throws -> StagingFile {
+    static func create(at path: FilePath) async throws -> StagingFile {
         let descriptor = try await NIOThreadPool.singleton.runIfActive {
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "open") }
-            return descriptor
+            try SystemPackage.FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: .ownerReadWrite)
         }
         return StagingFile(descriptor: descriptor)
     }
@@ -38,20 +38,14 @@ final class StagingFile: @unchecked Sendable {
     /// Hashes and appends a batch; returns the buffer so the caller can reuse its storage.
     func append(_ batch: ByteBuffer) async throws -> ByteBuffer {
         try await NIOThreadPool.singleton.runIfActive {
+            guard let descriptor = self.descriptor else { throw Errno.badFileDescriptor }
             try batch.withUnsafeReadableBytes { bytes in
                 self.hasher.update(bufferPointer: bytes)
-                var written = 0
-                while written < bytes.count {
-                    let result = pwrite(self.descriptor, bytes.baseAddress! + written, bytes.count - written, off_t(self.offset))
-                    if result < 0 {
-                        if errno == EINTR { continue }
-                        throw IOError(errnoCode: errno, reason: "pwrite")
-                    }
-                    written += result
-                    self.offset += Int64(result)
-                }
+                let start = self.offset
+                let written = try descriptor.writeAll(toAbsoluteOffset: start, bytes)
+                self.offset = start + Int64(written)
                 #if canImport(Glibc)
-                self.writeBack(from: self.offset - Int64(bytes.count), to: self.offset)
+                self.writeBack(descriptor.rawValue, from: start, to: self.offset)
                 #endif
             }
             return batch
@@ -65,7 +59,7 @@ final class StagingFile: @unchecked Sendable {
     /// Starts writing `start..<end` to disk now, then waits for the batches before it to be on disk and
     /// drops their clean pages. The final `fsync` then has about one batch left to write, and an upload
     /// holds at most two batches of dirty page cache (issue 10). `fsync` still makes the file durable.
-    private func writeBack(from start: Int64, to end: Int64) {
+    private func writeBack(_ descriptor: CInt, from start: Int64, to end: Int64) {
         guard let syncFileRange = Self.syncFileRange else { return }
         _ = syncFileRange(descriptor, start, end - start, Self.write)
         guard start > settledOffset else { return }
@@ -87,14 +81,16 @@ final class StagingFile: @unchecked Sendable {
     func synchronizeAndClose() async throws -> Data {
         try await NIOThreadPool.singleton.runIfActive {
             defer { self.closeNow() }
-            while fsync(self.descriptor) != 0 {
-                guard errno == EINTR else { throw IOError(errnoCode: errno, reason: "fsync") }
+            guard let descriptor = self.descriptor?.rawValue else { throw Errno.badFileDescriptor }
+            // swift-system has no fsync.
+            while fsync(descriptor) != 0 {
+                guard errno == EINTR else { throw Errno(rawValue: errno) }
             }
             #if canImport(Glibc)
             // Durable now, so its pages are clean: hand them back rather than let each upload grow the page
             // cache (issue 10). On this project's VMs, writing into never-used memory cost five times the
             // write itself; reused pages do not. A later GetFile reads the body from disk once.
-            _ = posix_fadvise(self.descriptor, 0, 0, POSIX_FADV_DONTNEED)
+            _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
             #endif
             return Data(self.hasher.finalize())
         }
@@ -106,12 +102,7 @@ final class StagingFile: @unchecked Sendable {
     }
 
     private func closeNow() {
-        guard descriptor >= 0 else { return }
-        #if canImport(Glibc)
-        _ = Glibc.close(descriptor)
-        #else
-        _ = Darwin.close(descriptor)
-        #endif
-        descriptor = -1
+        try? descriptor?.close()
+        descriptor = nil
     }
 }
