@@ -32,8 +32,8 @@ actor FaultyHostStorage {
         var revision = 1
         var lock: String?
         var modified = Date()
-        /// PutFiles since the lock was taken, for ``HostFault/putFileStaleTimestamp``.
-        var writesUnderLock = 0
+        /// PutFiles started since the lock was taken, for ``HostFault/putFileStaleTimestamp``.
+        var uploadsUnderLock = 0
     }
 
     struct Folder {
@@ -157,14 +157,13 @@ actor FaultyHostStorage {
         let lock = call.header("X-WOPI-Lock").flatMap { $0.isEmpty ? nil : $0 }
         if let current = file.lock {
             guard lock == current else { return mismatch(current: current, sent: lock) }
-            if fault == .putFileStaleTimestamp, file.writesUnderLock > 0 {
+            if fault == .putFileStaleTimestamp, file.uploadsUnderLock > 1 {
                 return Reply(status: 409, headers: [("X-WOPI-Lock", current)], body: Data("the file changed since it was locked (stale timestamp)".utf8))
             }
         } else if !file.bytes.isEmpty, fault != .putWithoutLockOnNonEmptyFile {
             return mismatch(current: nil, sent: lock)
         }
         file.bytes = call.body
-        file.writesUnderLock += 1
         if fault != .putFileKeepsVersion {
             file.revision += 1
             file.modified = Date()
@@ -173,21 +172,26 @@ actor FaultyHostStorage {
         return Reply(status: 200, headers: itemVersion(file))
     }
 
-    /// A PutFile whose connection dropped: a correct host keeps nothing. ``HostFault/keepsTruncatedUpload``
-    /// keeps the bytes that arrived; ``HostFault/putFileStaleTimestamp`` has touched the file, so the
-    /// retried save looks stale to it.
-    func uploadDropped(_ id: String, _ bytes: Data) {
+    /// A PutFile's head has arrived. ``HostFault/keepsTruncatedUpload`` empties the file and writes
+    /// the body into it as it comes; ``HostFault/putFileStaleTimestamp`` notes that the file was touched.
+    func uploadStarted(_ id: String) {
         guard var file = files[id] else { return }
         switch fault {
         case .keepsTruncatedUpload:
-            file.bytes = bytes
+            file.bytes = Data()
             file.revision += 1
-        case .putFileStaleTimestamp:
-            file.writesUnderLock += 1
+        case .putFileStaleTimestamp where file.lock != nil:
+            file.uploadsUnderLock += 1
         default:
             return
         }
         files[id] = file
+    }
+
+    /// Part of a PutFile's body, for ``HostFault/keepsTruncatedUpload``.
+    func uploadChunk(_ id: String, _ bytes: Data) {
+        guard fault == .keepsTruncatedUpload else { return }
+        files[id]?.bytes.append(bytes)
     }
 
     // MARK: Locks
@@ -196,7 +200,7 @@ actor FaultyHostStorage {
         guard var file = files[id] else { return Reply(status: 404) }
         guard !lock.isEmpty else { return Reply(status: 400) }
         if let current = file.lock, !matches(current, lock) { return mismatch(current: current, sent: lock) }
-        if file.lock == nil { file.writesUnderLock = 0 }
+        if file.lock == nil { file.uploadsUnderLock = 0 }
         file.lock = stored(lock)
         files[id] = file
         return Reply(status: 200, headers: itemVersion(file))

@@ -84,16 +84,16 @@ struct FaultyWOPIHost: Sendable {
             return response(await storage.refuseToken(call))
         }
         if call.method == "POST" {
-            // The whole body or nothing; the storage hears of a dropped upload, for the faults that mishandle one.
+            // The whole body or nothing — but the storage hears of each upload as it starts and goes,
+            // for the faults that mishandle a dropped one.
+            let upload = call.operation == "contents" && call.kind == "files"
+            if upload { await storage.uploadStarted(call.id) }
             var received = Data()
-            do {
-                for try await chunk in request.body {
-                    received.append(contentsOf: chunk.readableBytesView)
-                    guard received.count <= 16 << 20 else { return response(.init(status: 413)) }
-                }
-            } catch {
-                if call.operation == "contents" { await storage.uploadDropped(call.id, received) }
-                throw error
+            for try await chunk in request.body {
+                let bytes = Data(chunk.readableBytesView)
+                received.append(bytes)
+                if upload { await storage.uploadChunk(call.id, bytes) }
+                guard received.count <= 16 << 20 else { return response(.init(status: 413)) }
             }
             call.body = received
         }
