@@ -24,6 +24,7 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
     // Files
     case putFileStaleTimestamp = "put-file-stale-timestamp"
     case putWithoutLockOnNonEmptyFile = "put-without-lock-on-non-empty-file"
+    case putWithWrongLockAnswers200 = "put-with-wrong-lock-answers-200"
     case putFileKeepsVersion = "put-file-keeps-version"
     case missingItemVersion = "missing-item-version"
     case getFileBodyShorterThanSize = "get-file-body-shorter-than-size"
@@ -42,11 +43,11 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
         case .isEduUserAsString: "IsEduUser is the string \"no\", not a Boolean"
         case .colonInUserId: "UserId holds ':' (\"corpus:user\"), a character Office for iOS refuses (cs3org/wopiserver)"
         case .wrongSize: "CheckFileInfo's Size is one byte more than the file"
-        case .supportsUpdateFalse: "SupportsUpdate is false although PutFile works (owncloud/ocis#9253)"
+        case .supportsUpdateFalse: "SupportsUpdate is false although PutFile works"
         case .userCanWriteFalse: "UserCanWrite is false for the file's owner"
         case .folderLicensingDiffers: "IsEduUser is true on the folder but false on its files"
-        case .nullProperty: "BreadcrumbBrandName is null instead of left out"
-        case .lastModifiedTimeNotUTC: "LastModifiedTime is \"2026-11-25 13:54:07.000\", not ISO 8601 UTC"
+        case .nullProperty: "BreadcrumbBrandName is null instead of left out (cs3org/wopiserver)"
+        case .lastModifiedTimeNotUTC: "LastModifiedTime is \"2026-11-25 13:54:07.000\", not ISO 8601 UTC (cs3org/wopiserver)"
         case .getLock404WhenUnlocked: "GetLock on an unlocked file answers 404 (cs3org/wopiserver)"
         case .getLockEmptyWhenLocked: "GetLock on a locked file answers an empty X-WOPI-Lock"
         case .locked423Not409: "a lock mismatch answers 423 Locked instead of 409 (nextcloud/richdocuments#6054)"
@@ -56,7 +57,8 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
         case .refreshAnyLockAnswers200: "RefreshLock with a made-up lock answers 200"
         case .lockTruncatedTo255: "lock ids are stored cut to 255 characters, so a 256-character lock never matches again"
         case .putFileStaleTimestamp: "a save after another upload started under the same lock (the dropped one) is refused as stale (cs3org/wopiserver)"
-        case .putWithoutLockOnNonEmptyFile: "PutFile without a lock on a non-empty unlocked file answers 200 (petrsvihlik/WopiHost#188)"
+        case .putWithoutLockOnNonEmptyFile: "PutFile without a lock on a non-empty unlocked file answers 200"
+        case .putWithWrongLockAnswers200: "PutFile with another lock than the file's answers 200 and writes (petrsvihlik/WopiHost#188)"
         case .putFileKeepsVersion: "PutFile changes neither Version, LastModifiedTime nor X-WOPI-ItemVersion"
         case .missingItemVersion: "GetFile, PutFile, Lock and Unlock send no X-WOPI-ItemVersion"
         case .getFileBodyShorterThanSize: "GetFile's body is one byte shorter than Size"
@@ -93,6 +95,7 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
         case .lockTruncatedTo255: ["validator Locks/LockLengthValidation"]
         case .putFileStaleTimestamp: ["scenario upload-pending"]
         case .putWithoutLockOnNonEmptyFile: ["validator EditFlows/PutUnlockedFileNotZeroBytes"]
+        case .putWithWrongLockAnswers200: ["validator Locks/LockMismatchOnPutFileRequest", "scenario conflict"]
         case .putFileKeepsVersion: ["validator FileVersion/files.PutFileReturnsDifferentVersion", "scenario open-edit-save"]
         case .missingItemVersion: ["scenario open-edit-save", "scenario rename"]
         case .getFileBodyShorterThanSize: ["validator EditFlows/BasicEdit", "scenario open-edit-save"]
