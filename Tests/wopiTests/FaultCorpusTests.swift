@@ -12,10 +12,10 @@ import Testing
         try ConformanceTests.testCasesURL().path
     }
 
-    static func checkHost(_ host: FaultyWOPIHost) async throws -> WopiProcess.Result {
+    static func checkHost(_ host: FaultyWOPIHost, _ extra: [String] = []) async throws -> WopiProcess.Result {
         try await ScenarioCLITests.run([
             "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token, "--testcases", try validatorTestCases(),
-        ], timeout: 300)
+        ] + extra, timeout: 300)
     }
 
     @Test("the stand-in without a fault is ready: every rule, the validator and the file scenarios pass", .timeLimit(.minutes(5)))
@@ -40,7 +40,9 @@ import Testing
           arguments: HostFault.allCases)
     func faultIsCaught(_ fault: HostFault) async throws {
         try await FaultyWOPIHost.withRunning(fault: fault) { host in
-            let run = try await Self.checkHost(host)
+            let junit = FileManager.default.temporaryDirectory.appendingPathComponent("check-host-\(fault)-\(UUID().uuidString).xml")
+            defer { try? FileManager.default.removeItem(at: junit) }
+            let run = try await Self.checkHost(host, ["--junit", junit.path])
             let lines = RoundTripTests.lines(run.stdout)
             let verdict = try #require(lines.last)
             if fault.isWarning {
@@ -51,9 +53,14 @@ import Testing
                 #expect(verdict.hasPrefix("verdict: not ready: "), "\(fault): \(verdict)")
             }
             let mark = fault.isWarning ? "[warn]" : "[FAIL]"
+            let xml = try String(contentsOf: junit, encoding: .utf8)
             for check in fault.caughtBy {
                 #expect(lines.contains { $0.hasPrefix("\(mark) \(check):") }, "\(fault): no '\(mark) \(check)' line in:\n\(run.stdout)")
                 #expect(verdict.contains(check), "\(fault): the verdict does not name \(check): \(verdict)")
+                // In the JUnit XML a failure is a <failure>; a warning passes, its detail marked "warning:".
+                let (suite, name) = (String(check.prefix { $0 != " " }), String(check.drop { $0 != " " }.dropFirst()))
+                let testcase = "<testcase classname=\"check-host.\(suite)\" name=\"\(name)\">\n      "
+                #expect(xml.contains(testcase + (fault.isWarning ? "<system-out>warning: " : "<failure ")), "\(fault): \(check) in the JUnit XML")
             }
         }
     }

@@ -75,7 +75,7 @@ struct CheckFileInfoSummary: Sendable, Hashable {
         }
         for name in namedProperties where everything || name == "BaseFileName" {
             let value = object[name]?.stringValue ?? ""
-            if let bad = value.first(where: { WOPIName.refusedCharacters.contains($0) }), everything {
+            if everything, let bad = value.first(where: { WOPIName.refusedCharacters.contains($0) }) {
                 return .failure(CheckProblem("\(name) '\(value.prefix(100))' contains '\(bad)', which Office for iOS refuses"))
             }
             if value.isEmpty { return .failure(CheckProblem("\(name) is empty")) }

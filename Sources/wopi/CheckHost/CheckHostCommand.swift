@@ -5,7 +5,7 @@ import OfficeURLScheme
 import WOPICore
 import WOPIValidator
 
-/// `wopi check-host`: is a WOPI host ready for Office for iOS? 
+/// `wopi check-host`: is a WOPI host ready for Office for iOS?
 struct CheckHostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-host",
@@ -27,8 +27,8 @@ struct CheckHostCommand: AsyncParsableCommand {
             all of them
 
             The scenarios edit, rename and copy the file: use a test file. One line per check, then the \
-            verdict line ("verdict: ready" or "verdict: not ready: …" naming every failed check; warnings counted apart). --junit writes the same checks as \
-            JUnit XML for CI (one testsuite per family).
+            verdict line ("verdict: ready" or "verdict: not ready: …" naming every failed check; warnings \
+            counted apart). --junit writes the same checks as JUnit XML for CI (one testsuite per family).
 
             Example:
               wopi check-host --wopi-src https://wopi.contoso.com/wopi/files/F1 --access-token "$TOKEN" \\
