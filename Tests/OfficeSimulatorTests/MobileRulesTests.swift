@@ -3,7 +3,7 @@ import OfficeSimulator
 import OfficeURLScheme
 import Testing
 
-/// Issue 12: each mobile rule of `wopi check-host` passes a good answer and names what is wrong with a bad one.
+/// Each mobile rule of `wopi check-host` passes a good answer and names what is wrong with a bad one.
 @Suite("Mobile readiness rules")
 struct MobileRulesTests {
     static var good: [String: Any] { [
@@ -41,6 +41,35 @@ struct MobileRulesTests {
         #expect(delete.detail == "SupportsContainers is true but SupportsDeleteFile is not; Office for iOS needs both")
         #expect(MobileRules.containersAndDelete(checkFileInfo: try Self.body(["SupportsContainers": nil])).outcome == .failed)
         #expect(MobileRules.requiredProperties(checkFileInfo: Data("[]".utf8)).detail == "the CheckFileInfo body is not a JSON object")
+    }
+
+    @Test("a rule names every problem it finds, not only the first")
+    func everyProblem() throws {
+        let required = MobileRules.requiredProperties(checkFileInfo: try Self.body(["OwnerId": nil, "Version": nil, "Size": "3"]))
+        #expect(required.outcome == .failed)
+        #expect(required.detail == "OwnerId is missing; Version is missing; Size is a string, not a non-negative whole number")
+        let types = MobileRules.propertyTypes(checkFileInfo: try Self.body(["UserCanWrite": 1, "IsEduUser": "no"]))
+        #expect(types.detail == "IsEduUser is a string (\"no\"), not a Boolean; UserCanWrite is a number (1), not a Boolean")
+        let refused = MobileRules.refusedCharacters(checkFileInfo: try Self.body(["UserId": "a:b", "OwnerId": "c|d"]))
+        #expect(refused.detail.contains("UserId 'a:b' contains ':'") && refused.detail.contains("OwnerId 'c|d' contains '|'"), "\(refused.detail)")
+    }
+
+    @Test("null properties and a LastModifiedTime that is not ISO 8601 UTC are warnings naming the doc page")
+    func warnings() throws {
+        let good = try Self.body(["LastModifiedTime": "2026-11-25T13:54:07.000Z"])
+        #expect(MobileRules.noNullValues(checkFileInfo: good).outcome == .passed)
+        #expect(MobileRules.lastModifiedTime(checkFileInfo: good).outcome == .passed)
+        #expect(MobileRules.lastModifiedTime(checkFileInfo: try Self.body()).outcome == .passed, "absent is fine")
+        #expect(MobileRules.lastModifiedTime(checkFileInfo: try Self.body(["LastModifiedTime": "2026-11-25T13:54:07Z"])).outcome == .passed)
+
+        let nulls = MobileRules.noNullValues(checkFileInfo: try Self.body(["BreadcrumbBrandName": NSNull(), "UserFriendlyName": NSNull()]))
+        #expect(nulls.outcome == .warning && nulls.name == "checkfileinfo.no-null-values")
+        #expect(nulls.detail.hasPrefix("BreadcrumbBrandName, UserFriendlyName are null") && nulls.detail.contains(MobileRules.checkFileInfoDocs))
+        for bad in ["2026-11-25 13:54:07.000", "2026-11-25T13:54:07+01:00", "2026-11-25T13:54:07", "25/11/2026", "2026-11-25T13:54:07.Z"] {
+            let check = MobileRules.lastModifiedTime(checkFileInfo: try Self.body(["LastModifiedTime": bad]))
+            #expect(check.outcome == .warning && check.detail.contains(bad) && check.detail.contains(MobileRules.checkFileInfoDocs), "\(bad): \(check.detail)")
+        }
+        #expect(MobileRules.lastModifiedTime(checkFileInfo: try Self.body(["LastModifiedTime": 1_764_078_847])).outcome == .warning)
     }
 
     @Test("licensing must be equal on the file and its folder")

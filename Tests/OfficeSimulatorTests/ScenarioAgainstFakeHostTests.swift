@@ -92,7 +92,34 @@ struct ScenarioAgainstFakeHostTests {
         }
     }
 
-    @Test("token-refresh uses the refresh grant with sc, gets a new WOPI token and saves")
+    @Test("conflict on a file another client has locked: that lock plays the other device, nothing is written, the lock stays")
+    func conflictWithAForeignLock() async throws {
+        try await FakeOfficeHost.withRunning { host in
+            await host.state.lockAsAnotherClient("another-client-lock")
+            let result = try await Self.play(.conflict, on: host).0.get()
+            let taken = try #require(result.steps.first { $0.name == .otherDeviceLock })
+            #expect(taken.outcome == .passed && taken.detail.contains("already locked by another client ('another-client-lock')"))
+            #expect(result.steps.first { $0.name == .lockConflict }?.detail.contains("'another-client-lock'") == true)
+            #expect(result.steps.first { $0.name == .otherDeviceUnlock }?.outcome == .skipped)
+            #expect(await host.state.content == Data("original content".utf8))
+            #expect(await host.state.lock == "another-client-lock")
+            #expect(await host.state.operations == ["LOCK", "GET_LOCK", "LOCK", "PUT"], "no Unlock of a lock that is not the simulator's")
+        }
+    }
+
+    @Test("a missing IsEduUser fails open-edit-save at CheckFileInfo; the scenarios that do not read it still pass")
+    func scenariosFailOnlyOnWhatTheyRead() async throws {
+        try await FakeOfficeHost.withRunning(defect: .checkFileInfoWithoutIsEduUser) { host in
+            let failure = try #require(try await Self.play(.openEditSave, on: host).0.failure)
+            #expect(failure.step == .checkFileInfo && failure.reason == "IsEduUser is missing; Office for iOS requires it")
+            for scenario in [SimulationScenario.rename, .conflict, .uploadPending, .saveAs] {
+                let (outcome, _) = try await Self.play(scenario, on: host)
+                #expect(outcome.failure == nil, "\(scenario): \(outcome.failure?.description ?? "")")
+            }
+        }
+    }
+
+
     func tokenRefreshPasses() async throws {
         try await FakeOfficeHost.withRunning { host in
             let result = try await Self.play(.tokenRefresh, on: host).0.get()

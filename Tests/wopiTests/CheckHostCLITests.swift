@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Issue 12: `wopi check-host` says "ready" for `wopi serve` and names the exact rule a host with a
-/// planted fault breaks; `wopi onboarding` fills Microsoft's form from the data folder.
+/// `wopi check-host` says "ready" for `wopi serve` and names the exact rule a host with a planted
+/// fault breaks; `wopi onboarding` fills Microsoft's form from the data folder or from any host.
 @Suite(.serialized) struct CheckHostCLITests {
     @Test("check-host: wopi serve is ready; every family runs; the JUnit XML has no failure", .timeLimit(.minutes(15)))
     func wopiServeIsReady() async throws {
@@ -127,5 +127,45 @@ import Testing
         #expect((https["problems"] as? [[String: String]])?.isEmpty == true, "\(https)")
         #expect(https["ProviderId"] as? String == "TP_CONTOSO" && https["AuthUriDomains"] as? String == "wopi.contoso.test")
         #expect((https["missing"] as? [String]) == ["LocalizedProviderName", "IconLocations", "ProviderDescription"])
+    }
+
+    @Test("onboarding for any host: the form from what the stand-in and its bootstrapper answer, with missing and problems",
+          .timeLimit(.minutes(5)))
+    func onboardingForAnyHost() async throws {
+        try await FaultyWOPIHost.withRunning(fault: nil) { host in
+            let run = try await ScenarioCLITests.run(["onboarding", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token,
+                                                      "--bootstrapper", host.bootstrapper], timeout: 60)
+            let form = try RoundTripTests.json(run, "onboarding")
+            #expect(form["BootstrapUrl"] as? String == host.bootstrapper)
+            #expect(form["ProviderId"] as? String == "TP_STANDIN")
+            #expect(form["AuthUriDomains"] as? String == "login.standin.test")
+            #expect(form["LocalizedProviderName"] as? String == "Stand-in Drive", "from BreadcrumbBrandName")
+            #expect(form["ClientAppName"] as? String == "Office")
+            let missing = try #require(form["missing"] as? [String])
+            for field in ["ClientId", "ClientSecret", "RedirectUri", "IconLocations"] { #expect(missing.contains(field), "\(missing)") }
+            #expect(!missing.contains("BootstrapUrl") && !missing.contains("ProviderId") && !missing.contains("AuthUriDomains"))
+            let problems = try #require(form["problems"] as? [[String: String]])
+            #expect(problems.contains { $0["field"] == "BootstrapUrl" && $0["problem"]?.contains("http: URL") == true }, "\(problems)")
+            #expect(problems.contains { $0["field"] == "WOPISrc" && $0["problem"]?.contains("http: URL") == true }, "\(problems)")
+            #expect(!run.stdout.contains(FaultyWOPIHost.token))
+
+            // Without a bootstrapper, and with a token the host refuses: what is missing, and the refusal as a problem.
+            let refused = try RoundTripTests.json(try await ScenarioCLITests.run(
+                ["onboarding", "--wopi-src", host.wopiSrc, "--access-token", "not-the-token"], timeout: 60), "onboarding")
+            #expect((refused["missing"] as? [String])?.contains("BootstrapUrl") == true)
+            let refusals = try #require(refused["problems"] as? [[String: String]])
+            #expect(refusals.contains { $0["field"] == "WOPISrc" && $0["problem"]?.contains("HTTP 401") == true }, "\(refusals)")
+        }
+    }
+
+    @Test("onboarding: a data folder that does not exist is exit 2 and nothing is created")
+    func onboardingWithoutDataFolder() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-onboarding-none-\(UUID().uuidString)/data")
+        let run = try await ScenarioCLITests.run(["onboarding", "--data", missing.path], timeout: 30)
+        #expect(run.exitCode == 2, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stderrLines.count == 1 && run.stderr.contains(missing.path), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: missing.deletingLastPathComponent().path))
+        let wrong = try await ScenarioCLITests.run(["onboarding", "--wopi-src", "http://127.0.0.1:1/wopi/files/F1"], timeout: 30)
+        #expect(wrong.exitCode == 2 && wrong.stderr.contains("--access-token"), "\(wrong.stderr)")
     }
 }

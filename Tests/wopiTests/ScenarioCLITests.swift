@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Issue 12 on real processes: `wopi simulate --scenario …` against `wopi serve` (with sign-in and
-/// with `--access-token`), and against a WOPI host that is not WOPIKit's code.
+/// `wopi simulate --scenario …` on real processes, against `wopi serve` (with sign-in and with
+/// `--access-token`), and against WOPI hosts that are not WOPIKit's code.
 @Suite(.serialized) struct ScenarioCLITests {
     /// `WopiProcess.run` on a Dispatch thread, so a blocking wait never holds one of the few
     /// cooperative threads an in-process host needs to answer.
@@ -116,6 +116,52 @@ import Testing
             #expect(summaries.first { $0["scenario"] as? String == "conflict" }?["outcome"] as? String == "passed")
             #expect(summaries.first { $0["scenario"] as? String == "browse" }?["outcome"] as? String == "skipped")
             #expect(objects.contains { $0["step"] as? String == "pending-passback" && ($0["detail"] as? String)?.contains("|z|yes") == true })
+        }
+    }
+
+    @Test("--scenario all keeps going: a missing IsEduUser fails open-edit-save, and the scenarios that do not read it still run",
+          .timeLimit(.minutes(5)))
+    func allKeepsGoingAfterAFailure() async throws {
+        try await FaultyWOPIHost.withRunning(fault: .missingIsEduUser) { host in
+            let run = try await Self.run(["simulate", host.invokeURI, "--access-token", FaultyWOPIHost.token, "--scenario", "all"])
+            #expect(run.exitCode == 1, "\(run.stdout)\n\(run.stderr)")
+            let summaries = Self.summaries(run.stdout)
+            #expect(summaries.keys.sorted() == Self.allScenarios.sorted(), "one summary line per scenario:\n\(run.stdout)")
+            let openEditSave = try #require(summaries["open-edit-save"])
+            #expect(openEditSave.hasPrefix("FAILED") && openEditSave.contains("IsEduUser is missing"), "\(openEditSave)")
+            for scenario in ["create", "save-as", "rename", "conflict", "upload-pending"] {
+                #expect(summaries[scenario]?.hasPrefix("passed") == true, "\(scenario): \(summaries[scenario] ?? "none")\n\(run.stdout)")
+            }
+        }
+    }
+
+    @Test("conflict on a file another client has locked: that lock plays the other device and stays; exit 0", .timeLimit(.minutes(5)))
+    func conflictWithAForeignLock() async throws {
+        try await FaultyWOPIHost.withRunning(fault: nil) { host in
+            let foreign = "lock-of-another-client-\(UUID().uuidString)"
+            await host.storage.lockAsAnotherClient("F1", foreign)
+            let before = try #require(await host.storage.files["F1"])
+            let run = try await Self.run(["simulate", host.invokeURI, "--access-token", FaultyWOPIHost.token, "--scenario", "conflict"])
+            #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
+            let lines = RoundTripTests.lines(run.stdout)
+            #expect(lines.contains { $0.hasPrefix("[ok]   Another device locks the file:") && $0.contains("already locked by another client ('\(foreign)')") },
+                    "\(run.stdout)")
+            #expect(lines.contains { $0.hasPrefix("[ok]   Lock while another device holds the lock: 409 with X-WOPI-Lock '\(foreign)'") })
+            #expect(lines.contains { $0.hasPrefix("[ok]   PutFile while another device holds the lock: 409 with X-WOPI-Lock '\(foreign)'") })
+            #expect(lines.contains { $0.hasPrefix("[skip] Another device unlocks the file:") && $0.contains("left in place") })
+            let after = try #require(await host.storage.files["F1"])
+            #expect(after.lock == foreign, "the foreign lock is untouched")
+            #expect(after.bytes == before.bytes && after.revision == before.revision, "the content is untouched")
+        }
+    }
+
+    @Test("conflict on an unlocked file takes the other device's lock itself and releases it", .timeLimit(.minutes(5)))
+    func conflictOnAnUnlockedFile() async throws {
+        try await FaultyWOPIHost.withRunning(fault: nil) { host in
+            let run = try await Self.run(["simulate", host.invokeURI, "--access-token", FaultyWOPIHost.token, "--scenario", "conflict"])
+            #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
+            #expect(run.stdout.contains("[ok]   Another device unlocks the file:"))
+            #expect(await host.storage.files["F1"]?.lock == nil)
         }
     }
 

@@ -14,25 +14,33 @@ public enum MobileRules {
     public static func requiredProperties(checkFileInfo body: Data) -> ReadinessCheck {
         let name = "checkfileinfo.required-properties"
         guard let object = JSONValue.object(from: body) else { return failed(name, "the CheckFileInfo body is not a JSON object") }
+        var problems: [String] = []
         for property in CheckFileInfoSummary.requiredStrings {
-            guard let value = object[property] else { return failed(name, "\(property) is missing") }
-            guard let text = value.stringValue else { return failed(name, "\(property) is a \(value.typeName), not a string") }
-            if text.isEmpty { return failed(name, "\(property) is empty") }
+            guard let value = object[property] else { problems.append("\(property) is missing"); continue }
+            guard let text = value.stringValue else { problems.append("\(property) is a \(value.typeName), not a string"); continue }
+            if text.isEmpty { problems.append("\(property) is empty") }
         }
-        guard let size = object["Size"] else { return failed(name, "Size is missing") }
-        guard let bytes = size.integerValue, bytes >= 0 else { return failed(name, "Size is a \(size.typeName), not a non-negative whole number") }
-        return passed(name, "BaseFileName, OwnerId, UserId, Version are strings; Size is \(bytes)")
+        var sizeText = ""
+        if let size = object["Size"] {
+            if let bytes = size.integerValue, bytes >= 0 { sizeText = "\(bytes)" } else {
+                problems.append("Size is a \(size.typeName), not a non-negative whole number")
+            }
+        } else {
+            problems.append("Size is missing")
+        }
+        guard problems.isEmpty else { return failed(name, problems.joined(separator: "; ")) }
+        return passed(name, "BaseFileName, OwnerId, UserId, Version are strings; Size is \(sizeText)")
     }
 
     /// Every Boolean property Office for iOS reads is a JSON Boolean when present (`"no"` or `0` is not).
     public static func propertyTypes(checkFileInfo body: Data) -> ReadinessCheck {
         let name = "checkfileinfo.property-types"
         guard let object = JSONValue.object(from: body) else { return failed(name, "the CheckFileInfo body is not a JSON object") }
-        for property in CheckFileInfoSummary.requiredBooleans + CheckFileInfoSummary.optionalBooleans {
-            if let value = object[property], value != .null, value.boolValue == nil {
-                return failed(name, "\(property) is a \(value.typeName) (\(value.rendered)), not a Boolean")
-            }
+        let problems = (CheckFileInfoSummary.requiredBooleans + CheckFileInfoSummary.optionalBooleans).compactMap { property -> String? in
+            guard let value = object[property], value != .null, value.boolValue == nil else { return nil }
+            return "\(property) is a \(value.typeName) (\(value.rendered)), not a Boolean"
         }
+        guard problems.isEmpty else { return failed(name, problems.joined(separator: "; ")) }
         return passed(name, "every flag Office for iOS reads is a Boolean")
     }
 
@@ -40,9 +48,9 @@ public enum MobileRules {
     public static func licensingProperties(checkFileInfo body: Data) -> ReadinessCheck {
         let name = "checkfileinfo.licensing-properties"
         guard let object = JSONValue.object(from: body) else { return failed(name, "the CheckFileInfo body is not a JSON object") }
-        for property in CheckFileInfoSummary.requiredBooleans where object[property]?.boolValue == nil {
-            return failed(name, "\(property) is missing or not a Boolean; Office for iOS requires it")
-        }
+        let problems = CheckFileInfoSummary.requiredBooleans.filter { object[$0]?.boolValue == nil }
+            .map { "\($0) is missing or not a Boolean; Office for iOS requires it" }
+        guard problems.isEmpty else { return failed(name, problems.joined(separator: "; ")) }
         return passed(name, "IsEduUser and LicenseCheckForEditIsEnabled are set")
     }
 
@@ -50,13 +58,54 @@ public enum MobileRules {
     public static func refusedCharacters(checkFileInfo body: Data) -> ReadinessCheck {
         let name = "checkfileinfo.refused-characters"
         guard let object = JSONValue.object(from: body) else { return failed(name, "the CheckFileInfo body is not a JSON object") }
-        for property in CheckFileInfoSummary.namedProperties {
+        let problems = CheckFileInfoSummary.namedProperties.compactMap { property -> String? in
             let value = object[property]?.stringValue ?? ""
-            if let bad = value.first(where: { WOPIName.refusedCharacters.contains($0) }) {
-                return failed(name, "\(property) '\(value.prefix(100))' contains '\(bad)', which Office for iOS refuses")
-            }
+            guard let bad = value.first(where: { WOPIName.refusedCharacters.contains($0) }) else { return nil }
+            return "\(property) '\(value.prefix(100))' contains '\(bad)', which Office for iOS refuses"
         }
+        guard problems.isEmpty else { return failed(name, problems.joined(separator: "; ")) }
         return passed(name, "no refused character in BaseFileName, UserId or OwnerId")
+    }
+
+    /// Microsoft's CheckFileInfo page, which the warnings name.
+    public static let checkFileInfoDocs = "https://learn.microsoft.com/en-us/microsoft-365/cloud-storage-partner-program/rest/files/checkfileinfo/checkfileinfo-response"
+
+    /// No property is `null`: the docs ask hosts to leave out what they do not set, and clients
+    /// read a `null` as a wrong type. A warning, not a failure.
+    public static func noNullValues(checkFileInfo body: Data) -> ReadinessCheck {
+        let name = "checkfileinfo.no-null-values"
+        guard let object = JSONValue.object(from: body) else { return failed(name, "the CheckFileInfo body is not a JSON object") }
+        let nulls = object.filter { $0.value == .null }.map(\.key).sorted()
+        guard nulls.isEmpty else {
+            return warning(name, "\(nulls.joined(separator: ", ")) \(nulls.count == 1 ? "is" : "are") null; leave out a property rather than send null (\(checkFileInfoDocs))")
+        }
+        return passed(name, "no property is null")
+    }
+
+    /// LastModifiedTime, when given, is an ISO 8601 UTC time such as `2026-11-25T13:54:07.000Z`, as
+    /// the docs require. A warning, not a failure.
+    public static func lastModifiedTime(checkFileInfo body: Data) -> ReadinessCheck {
+        let name = "checkfileinfo.last-modified-time"
+        guard let object = JSONValue.object(from: body) else { return failed(name, "the CheckFileInfo body is not a JSON object") }
+        guard let value = object["LastModifiedTime"], value != .null else { return passed(name, "LastModifiedTime is not given") }
+        guard let text = value.stringValue, isISO8601UTC(text) else {
+            return warning(name, "LastModifiedTime \(value.rendered) is not an ISO 8601 UTC time such as 2026-11-25T13:54:07.000Z (\(checkFileInfoDocs))")
+        }
+        return passed(name, "LastModifiedTime \(text) is ISO 8601 UTC")
+    }
+
+    /// `YYYY-MM-DDThh:mm:ss[.fraction]Z`: ISO 8601's extended format in UTC, what the docs show.
+    static func isISO8601UTC(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        let pattern = Array("dddd-dd-ddTdd:dd:dd".unicodeScalars)
+        guard scalars.count >= pattern.count + 1, scalars.last == "Z" else { return false }
+        for (scalar, expected) in zip(scalars, pattern) {
+            let matches = expected == "d" ? ("0"..."9").contains(scalar) : scalar == expected
+            if !matches { return false }
+        }
+        let rest = scalars[pattern.count..<(scalars.count - 1)]
+        if rest.isEmpty { return true }
+        return rest.first == "." && rest.count > 1 && rest.dropFirst().allSatisfy { ("0"..."9").contains($0) }
     }
 
     /// SupportsContainers and SupportsDeleteFile: Office for iOS browses folders and deletes files
@@ -129,6 +178,10 @@ public enum MobileRules {
 
     static func passed(_ name: String, _ detail: String) -> ReadinessCheck {
         ReadinessCheck(suite: suite, name: name, outcome: .passed, detail: detail)
+    }
+
+    static func warning(_ name: String, _ detail: String) -> ReadinessCheck {
+        ReadinessCheck(suite: suite, name: name, outcome: .warning, detail: detail)
     }
 
     static func failed(_ name: String, _ detail: String) -> ReadinessCheck {

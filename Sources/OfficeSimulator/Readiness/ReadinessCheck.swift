@@ -1,4 +1,4 @@
-/// The outcome of one readiness check of `wopi check-host` (issue 12): a mobile rule, a scenario or a
+/// The outcome of one readiness check of `wopi check-host`: a mobile rule, a scenario or a
 /// validator case, with a stable name a person and a CI report can point at.
 public struct ReadinessCheck: Sendable, Hashable {
     /// How a check ended.
@@ -9,6 +9,9 @@ public struct ReadinessCheck: Sendable, Hashable {
         case skipped
         /// The host breaks the rule; Office for iOS would not work with it as it is.
         case failed
+        /// The host departs from what the docs ask, but Office for iOS still works with it; the
+        /// detail names the doc page.
+        case warning
     }
 
     /// Which family the check belongs to: `rule`, `scenario` or `validator`.

@@ -13,7 +13,8 @@ public enum SimulationScenario: String, Sendable, Hashable, CaseIterable, Codabl
     /// RenameFile while holding the lock; CheckFileInfo must show the new name.
     case rename
     /// Another device holds the lock: Lock and PutFile must answer 409 with that lock, and the
-    /// content must stay untouched; Office shows the file as locked by another user.
+    /// content must stay untouched; Office shows the file as locked by another user. A lock some
+    /// other client already holds plays that device and is left in place.
     case conflict
     /// The OAuth access token expires: the refresh-token grant (with `sc`), GET_NEW_ACCESS_TOKEN
     /// again, and the session carries on.
@@ -39,7 +40,7 @@ public enum SimulationScenario: String, Sendable, Hashable, CaseIterable, Codabl
         case .create: "CreateChildFile in the file's folder, then open, edit, save"
         case .saveAs: "PutRelativeFile with a suggested name, then open the new file"
         case .rename: "RenameFile holding the lock; CheckFileInfo shows the new name"
-        case .conflict: "another device holds the lock: Lock and PutFile get 409, content untouched"
+        case .conflict: "another device holds the lock (or an existing one): Lock and PutFile get 409, content untouched"
         case .tokenRefresh: "refresh-token grant with sc, GET_NEW_ACCESS_TOKEN again, carry on"
         case .uploadPending: "connection drops during PutFile: |z|yes|, retry, |z|no|"
         }

@@ -149,15 +149,28 @@ extension SimulationSession {
 
     /// Another device locks the file; Office's Lock and PutFile must get 409 with that lock, the
     /// content must not change, and Office shows the file as locked by another user.
+    ///
+    /// A file already locked by some other client is the real-world conflict: that lock plays the
+    /// other device, and the simulator leaves it where it found it. On an unlocked file the
+    /// simulator takes the other device's lock itself and releases it at the end.
     mutating func conflict(_ access: Access) async throws(SimulationFailure) -> SimulationResult {
         let wopi = access.wopi
-        let other = "WOPIKit-simulator-other-device-" + UUID().uuidString
+        var other = "WOPIKit-simulator-other-device-" + UUID().uuidString
         let taken = try await send(wopi.lockOperation("LOCK", lock: other), .otherDeviceLock)
-        guard taken.status == 200 else {
-            throw SimulationFailure(step: .otherDeviceLock, reason: "the other device could not lock the file (is it locked already?)", response: taken)
+        let existing = taken.header("X-WOPI-Lock") ?? ""
+        let foreign = taken.status == 409 && !existing.isEmpty
+        if foreign {
+            other = existing
+            report(.otherDeviceLock, "the file is already locked by another client ('\(existing)'): that lock plays the other device and is left alone")
+        } else {
+            guard taken.status == 200 else {
+                throw SimulationFailure(step: .otherDeviceLock,
+                                        reason: "Lock must answer 200 on an unlocked file, or 409 with the current lock in X-WOPI-Lock on a locked one",
+                                        response: taken)
+            }
+            heldLocks.append((wopi, other))
+            report(.otherDeviceLock, "another device holds the lock '\(other)'")
         }
-        heldLocks.append((wopi, other))
-        report(.otherDeviceLock, "another device holds the lock '\(other)'")
 
         let info = try await checkFileInfo(wopi, step: .checkFileInfo, bootstrapUserID: access.bootstrapUserID)
         report(.checkFileInfo, "'\(info.baseFileName)', \(info.size) bytes, Version \(info.version)")
@@ -188,6 +201,10 @@ extension SimulationSession {
         }
         report(.contentUntouched, "Version \(after.version), the same \(before.count) bytes")
 
+        if foreign {
+            report(.otherDeviceUnlock, .skipped, "the lock '\(other)' is not the simulator's: left in place")
+            return SimulationResult(scenario: .conflict, steps: steps, versionBefore: info.version, versionAfter: nil, savedContent: nil, passback: nil)
+        }
         let released = try await send(wopi.lockOperation("UNLOCK", lock: other), .otherDeviceUnlock)
         guard released.status == 200 else {
             throw SimulationFailure(step: .otherDeviceUnlock, reason: "Unlock with the other device's lock must answer 200", response: released)

@@ -404,12 +404,22 @@ struct SimulationSession {
 
     // MARK: WOPI
 
+    /// Open-edit-save and browse play Office opening files, so they hold CheckFileInfo to every rule;
+    /// the other scenarios only to what they read, so they still run (and find their own defects)
+    /// on a host with, say, a missing IsEduUser.
+    var checkFileInfoScope: CheckFileInfoSummary.Scope {
+        switch options.scenario {
+        case .openEditSave, .browse: .everything
+        default: .whatTheScenarioReads
+        }
+    }
+
     func checkFileInfo(_ wopi: WOPIRequests, step: SimulationStep.Name, bootstrapUserID: String?) async throws(SimulationFailure) -> CheckFileInfoSummary {
         let response = try await send(wopi.checkFileInfo, step)
         guard response.status == 200 else {
             throw SimulationFailure(step: step, reason: "CheckFileInfo must answer 200", response: response)
         }
-        switch CheckFileInfoSummary.check(response.body, expectedUserID: invoke.user) {
+        switch CheckFileInfoSummary.check(response.body, expectedUserID: invoke.user, scope: checkFileInfoScope) {
         case .failure(let problem):
             throw SimulationFailure(step: step, reason: problem.reason, response: response)
         case .success(let info):
@@ -478,6 +488,7 @@ struct SimulationSession {
             throw SimulationFailure(step: .lock, reason: reason, response: response)
         }
         heldLocks.append((wopi, lock))
+        try requireItemVersion(response, .lock, "Lock")
         report(.lock, "locked with \(lock)")
     }
 
@@ -504,11 +515,12 @@ struct SimulationSession {
             let reason = response.status == 409 ? "the host refused the write although Office holds the lock" : "PutFile must answer 200"
             throw SimulationFailure(step: step, reason: reason, response: response)
         }
+        try requireItemVersion(response, step, "PutFile")
         let itemVersion = response.header("X-WOPI-ItemVersion")
         if itemVersion == previousVersion {
             throw SimulationFailure(step: step, reason: "X-WOPI-ItemVersion is still '\(previousVersion)' after the write", response: response)
         }
-        report(step, "saved \(content.count) bytes with the lock" + (itemVersion.map { ", X-WOPI-ItemVersion \($0)" } ?? ""))
+        report(step, "saved \(content.count) bytes with the lock, X-WOPI-ItemVersion \(itemVersion ?? "")")
     }
 
     mutating func unlock(_ wopi: WOPIRequests, _ lock: String) async throws(SimulationFailure) {
@@ -517,6 +529,15 @@ struct SimulationSession {
             throw SimulationFailure(step: .unlock, reason: "Unlock with the lock Office holds must answer 200", response: response)
         }
         heldLocks.removeAll { $0.lock == lock }
+        try requireItemVersion(response, .unlock, "Unlock")
         report(.unlock, "released \(lock)")
+    }
+
+    /// wopi_requirements.rst: Office for iOS needs X-WOPI-ItemVersion on every PutFile, Lock and Unlock answer.
+    func requireItemVersion(_ response: SimulatorResponse, _ step: SimulationStep.Name, _ operation: String) throws(SimulationFailure) {
+        guard let version = response.header("X-WOPI-ItemVersion"), !version.isEmpty else {
+            throw SimulationFailure(step: step, reason: "\(operation) answered 200 without X-WOPI-ItemVersion, which Office for iOS requires on PutFile, Lock and Unlock",
+                                    response: response)
+        }
     }
 }

@@ -36,13 +36,27 @@ struct CheckFileInfoSummary: Sendable, Hashable {
     /// Properties whose values Office refuses when they hold one of ``WOPIName/refusedCharacters``.
     static let namedProperties = ["BaseFileName", "UserId", "OwnerId"]
 
+    /// How much of CheckFileInfo a scenario holds the host to.
+    enum Scope: Sendable {
+        /// Everything Office for iOS checks when it opens a file: the required and licensing
+        /// properties, refused characters, the user. Open-edit-save and browse play that story.
+        case everything
+        /// Only what the scenario reads to do its work (BaseFileName, Size, Version, the flags, and
+        /// UserId when present), so one missing property does not stop scenarios that never read it;
+        /// the mobile rules and open-edit-save report the rest.
+        case whatTheScenarioReads
+    }
+
     /// Reads and checks a CheckFileInfo body.
     ///
-    /// - Parameter expectedUserID: The invoke URI's `|e|`; `UserId` must equal it when given.
+    /// - Parameters:
+    ///   - expectedUserID: The invoke URI's `|e|`; `UserId` must equal it when given.
+    ///   - scope: How much to hold the host to.
     /// - Returns: The summary, or a reason Office would refuse the answer.
-    static func check(_ body: Data, expectedUserID: String?) -> Result<CheckFileInfoSummary, CheckProblem> {
+    static func check(_ body: Data, expectedUserID: String?, scope: Scope = .everything) -> Result<CheckFileInfoSummary, CheckProblem> {
         guard let object = JSONValue.object(from: body) else { return .failure(CheckProblem("the body is not a JSON object")) }
-        for name in requiredStrings {
+        let everything = scope == .everything
+        for name in requiredStrings where everything || name == "BaseFileName" || name == "Version" || object[name] != nil {
             guard let value = object[name] else { return .failure(CheckProblem("the required property \(name) is missing")) }
             guard value.stringValue != nil else { return .failure(CheckProblem("\(name) is a \(value.typeName), not a string")) }
         }
@@ -50,7 +64,7 @@ struct CheckFileInfoSummary: Sendable, Hashable {
         guard let size = sizeValue.integerValue, size >= 0 else {
             return .failure(CheckProblem("Size is a \(sizeValue.typeName) (\(sizeValue)), not a non-negative whole number"))
         }
-        for name in requiredBooleans {
+        for name in requiredBooleans where everything {
             guard let value = object[name] else { return .failure(CheckProblem("\(name) is missing; Office for iOS requires it")) }
             guard value.boolValue != nil else { return .failure(CheckProblem("\(name) is a \(value.typeName), not a Boolean")) }
         }
@@ -59,15 +73,15 @@ struct CheckFileInfoSummary: Sendable, Hashable {
                 return .failure(CheckProblem("\(name) is a \(value.typeName), not a Boolean"))
             }
         }
-        for name in namedProperties {
+        for name in namedProperties where everything || name == "BaseFileName" {
             let value = object[name]?.stringValue ?? ""
-            if let bad = value.first(where: { WOPIName.refusedCharacters.contains($0) }) {
+            if everything, let bad = value.first(where: { WOPIName.refusedCharacters.contains($0) }) {
                 return .failure(CheckProblem("\(name) '\(value.prefix(100))' contains '\(bad)', which Office for iOS refuses"))
             }
             if value.isEmpty { return .failure(CheckProblem("\(name) is empty")) }
         }
         let userID = object["UserId"]?.stringValue ?? ""
-        if let expectedUserID, userID != expectedUserID {
+        if let expectedUserID, everything || object["UserId"] != nil, userID != expectedUserID {
             return .failure(CheckProblem("UserId '\(userID.prefix(100))' is not the user the invoke URI names (|e| '\(expectedUserID.prefix(100))')"))
         }
         let version = object["Version"]?.stringValue ?? ""

@@ -5,7 +5,7 @@ import OfficeURLScheme
 import WOPICore
 import WOPIValidator
 
-/// `wopi check-host`: is a WOPI host ready for Office for iOS? (issue 12, "Any host")
+/// `wopi check-host`: is a WOPI host ready for Office for iOS?
 struct CheckHostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-host",
@@ -16,7 +16,9 @@ struct CheckHostCommand: AsyncParsableCommand {
               rules      the mobile rules: CheckFileInfo's required properties and their types, the \
             licensing properties (IsEduUser, LicenseCheckForEditIsEnabled) present and equal on the file and \
             its folder, no character Office refuses, SupportsContainers with SupportsDeleteFile, the \
-            bootstrapper's WWW-Authenticate header in its exact format, HTTPS for anything not on loopback
+            bootstrapper's WWW-Authenticate header in its exact format, HTTPS for anything not on loopback; \
+            and, as warnings that name Microsoft's CheckFileInfo page and never make a host "not ready", no \
+            property set to null and LastModifiedTime in ISO 8601 UTC
               validator  Microsoft's validator definitions for the categories a phone needs (WopiCore, \
             OfficeNativeClient) on a .wopitest file it creates next to yours with PutRelativeFile and deletes \
             afterwards
@@ -25,8 +27,8 @@ struct CheckHostCommand: AsyncParsableCommand {
             all of them
 
             The scenarios edit, rename and copy the file: use a test file. One line per check, then the \
-            verdict line ("verdict: ready" or "verdict: not ready: …"). --junit writes the same checks as \
-            JUnit XML for CI (one testsuite per family).
+            verdict line ("verdict: ready" or "verdict: not ready: …" naming every failed check; warnings \
+            counted apart). --junit writes the same checks as JUnit XML for CI (one testsuite per family).
 
             Example:
               wopi check-host --wopi-src https://wopi.contoso.com/wopi/files/F1 --access-token "$TOKEN" \\
@@ -127,10 +129,7 @@ struct CheckHostCommand: AsyncParsableCommand {
         }
         let all = report.checks
         let failed = all.filter { $0.outcome == .failed }
-        let verdict = failed.isEmpty
-            ? "verdict: ready (\(all.filter { $0.outcome == .passed }.count) passed, \(all.filter { $0.outcome == .skipped }.count) skipped)"
-            : "verdict: not ready: \(failed.count) of \(all.count) checks failed: " + failed.prefix(5).map { "\($0.suite) \($0.name)" }.joined(separator: ", ")
-                + (failed.count > 5 ? ", …" : "")
+        let verdict = Self.verdict(all)
         if let junit {
             do {
                 try Data(JUnitReport(checks: all).xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
@@ -142,10 +141,26 @@ struct CheckHostCommand: AsyncParsableCommand {
         if !failed.isEmpty { throw ExitCode(1) }
     }
 
+    /// `verdict: ready (N passed, N skipped)` or `verdict: not ready: N of M checks failed: <every failed check>`;
+    /// warnings are counted apart and named, and never make a host "not ready".
+    static func verdict(_ checks: [ReadinessCheck]) -> String {
+        func names(_ outcome: ReadinessCheck.Outcome) -> [String] {
+            checks.filter { $0.outcome == outcome }.map { "\($0.suite) \($0.name)" }
+        }
+        let failed = names(.failed)
+        let warnings = names(.warning)
+        let warningText = warnings.isEmpty ? "" : "; \(warnings.count) warning\(warnings.count == 1 ? "" : "s"): " + warnings.joined(separator: ", ")
+        if failed.isEmpty {
+            return "verdict: ready (\(names(.passed).count) passed, \(names(.skipped).count) skipped)" + warningText
+        }
+        return "verdict: not ready: \(failed.count) of \(checks.count) checks failed: " + failed.joined(separator: ", ") + warningText
+    }
+
     static func line(for check: ReadinessCheck) -> String {
         let mark = switch check.outcome {
         case .passed: "[ok]  "
         case .skipped: "[skip]"
+        case .warning: "[warn]"
         case .failed: "[FAIL]"
         }
         return "\(mark) \(check.suite) \(check.name): \(check.detail)"

@@ -66,6 +66,8 @@ struct HostChecks: Sendable {
         report(MobileRules.propertyTypes(checkFileInfo: body))
         report(MobileRules.licensingProperties(checkFileInfo: body))
         report(MobileRules.refusedCharacters(checkFileInfo: body))
+        report(MobileRules.noNullValues(checkFileInfo: body))
+        report(MobileRules.lastModifiedTime(checkFileInfo: body))
         let containers = MobileRules.containersAndDelete(checkFileInfo: body)
         report(containers)
         report(await licensingAgainstFolder(body, transport))

@@ -3,7 +3,8 @@ import OfficeSimulator
 import WOPICore
 
 /// `wopi check-host --junit`: the checks as JUnit XML, one `<testsuite>` per family (rule, validator,
-/// scenario), one `<testcase>` per check; a failed check carries `<failure>`, a skipped one `<skipped>`.
+/// scenario), one `<testcase>` per check; a failed check carries `<failure>`, a skipped one `<skipped>`,
+/// a warning passes with its detail in `<system-out>` prefixed `warning:`.
 struct JUnitReport {
     let checks: [ReadinessCheck]
 
@@ -23,6 +24,8 @@ struct JUnitReport {
                 switch check.outcome {
                 case .passed:
                     out += ">\n      <system-out>\(e(check.detail))</system-out>\n    </testcase>\n"
+                case .warning:
+                    out += ">\n      <system-out>warning: \(e(check.detail))</system-out>\n    </testcase>\n"
                 case .skipped:
                     out += ">\n      <skipped message=\"\(e(check.detail))\"/>\n    </testcase>\n"
                 case .failed:

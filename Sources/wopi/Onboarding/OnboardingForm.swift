@@ -9,12 +9,12 @@ struct OnboardingForm {
     let redirectURI: String?
     let providerID: String?
 
-    struct Problem: Encodable, Hashable {
+    struct Problem: Encodable, Hashable, Sendable {
         let field: String
         let problem: String
     }
 
-    struct Document: Encodable {
+    struct Document: Encodable, Sendable {
         let LocalizedProviderName: String?
         let IconLocations: [String]?
         let BootstrapUrl: String?
@@ -26,7 +26,7 @@ struct OnboardingForm {
         let ProviderId: String?
         let AuthUriDomains: String?
         let AuthScopes: String?
-        let SupportRefresh: Bool
+        let SupportRefresh: Bool?
         let missing: [String]
         let problems: [Problem]
     }

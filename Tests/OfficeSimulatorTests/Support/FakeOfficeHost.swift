@@ -20,6 +20,8 @@ struct FakeOfficeHost {
         case secondLockWins
         /// CheckFileInfo without the required `Version`.
         case checkFileInfoWithoutVersion
+        /// CheckFileInfo without `IsEduUser`, which Office for iOS requires.
+        case checkFileInfoWithoutIsEduUser
         /// RenameFile gives the file a new id, so the old WOPISrc answers 404.
         case renameLosesID
         /// The token endpoint refuses the refresh-token grant.
@@ -437,6 +439,8 @@ actor FakeHostState {
 
     var content: Data { files[FakeOfficeHost.fileID]?.content ?? Data() }
     var lock: String? { files[FakeOfficeHost.fileID]?.lock }
+    /// Another client's lock on the invoked file, taken before Office comes.
+    func lockAsAnotherClient(_ lock: String) { files[FakeOfficeHost.fileID]?.lock = lock }
     func file() -> (Data, String) { file(FakeOfficeHost.fileID) }
     /// The names of every file, sorted.
     var fileNames: [String] { files.values.map(\.name).sorted() }
@@ -457,6 +461,7 @@ actor FakeHostState {
             "SupportsContainers": true, "SupportsDeleteFile": true,
         ]
         if defect == .checkFileInfoWithoutVersion { info["Version"] = nil }
+        if defect == .checkFileInfoWithoutIsEduUser { info["IsEduUser"] = nil }
         return FakeOfficeHost.json(info)
     }
 

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// What `wopi check-host` is proven to catch: the real binary, over real HTTP, against a stand-in WOPI
+/// host (not WOPIKit's code) with one defect planted at a time, each seen in a real host. A fault
+/// is caught when the run says "not ready" (exit 1) and names the checks that caught it — or, for
+/// the two the docs only advise against, says "ready" with the warning counted apart. The same host
+/// without a fault is "ready".
+@Suite(.serialized) struct FaultCorpusTests {
+    /// Where Microsoft's validator definitions are; one place, so the lookup is easy to change.
+    static func validatorTestCases() throws -> String {
+        try ConformanceTests.testCasesURL().path
+    }
+
+    static func checkHost(_ host: FaultyWOPIHost, _ extra: [String] = []) async throws -> WopiProcess.Result {
+        try await ScenarioCLITests.run([
+            "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token, "--testcases", try validatorTestCases(),
+        ] + extra, timeout: 300)
+    }
+
+    @Test("the stand-in without a fault is ready: every rule, the validator and the file scenarios pass", .timeLimit(.minutes(5)))
+    func correctHostIsReady() async throws {
+        try await FaultyWOPIHost.withRunning(fault: nil) { host in
+            let run = try await Self.checkHost(host)
+            let lines = RoundTripTests.lines(run.stdout)
+            #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
+            #expect(!lines.contains { $0.hasPrefix("[FAIL]") || $0.hasPrefix("[warn]") }, "\(run.stdout)")
+            let verdict = try #require(lines.last)
+            #expect(verdict.hasPrefix("verdict: ready (") && !verdict.contains("warning"), "\(verdict)")
+            #expect(lines.filter { $0.hasPrefix("[ok]   validator ") }.count > 50, "the validator ran:\n\(run.stdout)")
+            for scenario in ["open-edit-save", "create", "save-as", "rename", "conflict", "upload-pending"] {
+                #expect(lines.contains { $0.hasPrefix("[ok]   scenario \(scenario):") }, "scenario \(scenario):\n\(run.stdout)")
+            }
+            #expect(await host.storage.files.values.allSatisfy { $0.lock == nil }, "every lock is released")
+            #expect(await host.storage.files.values.allSatisfy { !$0.name.hasPrefix("check-host-") }, "the scratch file is deleted")
+        }
+    }
+
+    @Test("check-host catches each planted fault and names the checks that caught it", .timeLimit(.minutes(5)),
+          arguments: HostFault.allCases)
+    func faultIsCaught(_ fault: HostFault) async throws {
+        try await FaultyWOPIHost.withRunning(fault: fault) { host in
+            let junit = FileManager.default.temporaryDirectory.appendingPathComponent("check-host-\(fault)-\(UUID().uuidString).xml")
+            defer { try? FileManager.default.removeItem(at: junit) }
+            let run = try await Self.checkHost(host, ["--junit", junit.path])
+            let lines = RoundTripTests.lines(run.stdout)
+            let verdict = try #require(lines.last)
+            if fault.isWarning {
+                #expect(run.exitCode == 0, "\(fault): \(run.stdout)\n\(run.stderr)")
+                #expect(verdict.hasPrefix("verdict: ready (") && verdict.contains("1 warning: \(fault.caughtBy[0])"), "\(fault): \(verdict)")
+            } else {
+                #expect(run.exitCode == 1, "\(fault) was not caught:\n\(run.stdout)\n\(run.stderr)")
+                #expect(verdict.hasPrefix("verdict: not ready: "), "\(fault): \(verdict)")
+            }
+            let mark = fault.isWarning ? "[warn]" : "[FAIL]"
+            let xml = try String(contentsOf: junit, encoding: .utf8)
+            for check in fault.caughtBy {
+                #expect(lines.contains { $0.hasPrefix("\(mark) \(check):") }, "\(fault): no '\(mark) \(check)' line in:\n\(run.stdout)")
+                #expect(verdict.contains(check), "\(fault): the verdict does not name \(check): \(verdict)")
+                // In the JUnit XML a failure is a <failure>; a warning passes, its detail marked "warning:".
+                let (suite, name) = (String(check.prefix { $0 != " " }), String(check.drop { $0 != " " }.dropFirst()))
+                let testcase = "<testcase classname=\"check-host.\(suite)\" name=\"\(name)\">\n      "
+                #expect(xml.contains(testcase + (fault.isWarning ? "<system-out>warning: " : "<failure ")), "\(fault): \(check) in the JUnit XML")
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A WOPI host that is not WOPIKit's code and does everything Office for iOS needs — files, locks,
+/// PutRelativeFile, RenameFile, DeleteFile, and the containers (CheckContainerInfo, EnumerateChildren,
+/// EnumerateAncestors, CreateChildFile, CreateChildContainer, DeleteContainer) — with one
+/// ``HostFault`` switched on, or none. One access token for everything; the bootstrapper only
+/// answers its 401 challenge. Runs in the
+/// test process on 127.0.0.1 and an ephemeral port.
+///
+/// The folders are `Stand-in root` > `Documents`, and the file `Plan.docx` (id `F1`) lies in `Documents`.
+struct FaultyWOPIHost: Sendable {
+    static let token = "faulty-host-token-" + UUID().uuidString
+    static let userID = "corpus-user"
+    static let fileName = "Plan.docx"
+
+    let baseURL: URL
+    let storage: FaultyHostStorage
+
+    var wopiSrc: String { "\(baseURL.absoluteString)/wopi/files/F1" }
+
+    /// An invoke URI for `Plan.docx`, as a provider's app would make it.
+    var invokeURI: String { "ms-word:ofe|u|\(wopiSrc)|d|StandIn|e|\(Self.userID)|n|\(Self.fileName)|a|App|p|standin|c|home" }
+
+    static func withRunning<T: Sendable>(fault: HostFault?, _ body: @Sendable (FaultyWOPIHost) async throws -> T) async throws -> T {
+        let storage = FaultyHostStorage(fault: fault)
+        let router = Router()
+        routes(router, storage)
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        var logger = Logger(label: "FaultyWOPIHost")
+        logger.logLevel = .critical
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in
+                                  continuation.yield(channel.localAddress?.port ?? 0)
+                                  continuation.finish()
+                              }, logger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await app.run()
+                return nil
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next(), port > 0, let url = URL(string: "http://127.0.0.1:\(port)") else {
+                group.cancelAll()
+                throw CocoaError(.featureUnsupported)
+            }
+            await storage.setBase(url)
+            defer { group.cancelAll() }
+            return try await body(FaultyWOPIHost(baseURL: url, storage: storage))
+        }
+    }
+
+    var bootstrapper: String { "\(baseURL.absoluteString)/wopibootstrapper" }
+
+    /// The challenge its bootstrapper answers without a token; the sign-in itself is not implemented.
+    static let challenge = "Bearer authorization_uri=\"https://login.standin.test/authorize\",tokenIssuance_uri=\"https://login.standin.test/token\",providerId=\"TP_STANDIN\""
+
+    private static func routes(_ router: Router<BasicRequestContext>, _ storage: FaultyHostStorage) {
+        router.get("wopibootstrapper") { _, _ in
+            var response = Response(status: .unauthorized)
+            response.headers[.wwwAuthenticate] = challenge
+            return response
+        }
+        for path in ["wopi/:kind/:id", "wopi/:kind/:id/:operation"] {
+            router.get(RouterPath(stringLiteral: path)) { request, context in
+                try await handle(request, context, storage)
+            }
+            router.post(RouterPath(stringLiteral: path)) { request, context in
+                try await handle(request, context, storage)
+            }
+        }
+    }
+
+    private static func handle(_ request: Request, _ context: BasicRequestContext, _ storage: FaultyHostStorage) async throws -> Response {
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        var call = FaultyHostStorage.Call(
+            method: request.method == .get ? "GET" : "POST", kind: context.parameters.get("kind") ?? "",
+            id: context.parameters.get("id") ?? "", operation: context.parameters.get("operation"), headers: headers, body: Data())
+        guard request.uri.queryParameters.get("access_token") == token else {
+            return response(await storage.refuseToken(call))
+        }
+        if call.method == "POST" {
+            // The whole body or nothing — but the storage hears of each upload as it starts and goes,
+            // for the faults that mishandle a dropped one.
+            let upload = call.operation == "contents" && call.kind == "files"
+            if upload { await storage.uploadStarted(call.id) }
+            var received = Data()
+            for try await chunk in request.body {
+                let bytes = Data(chunk.readableBytesView)
+                received.append(bytes)
+                if upload { await storage.uploadChunk(call.id, bytes) }
+                guard received.count <= 16 << 20 else { return response(.init(status: 413)) }
+            }
+            call.body = received
+        }
+        return response(await storage.handle(call))
+    }
+
+    private static func response(_ reply: FaultyHostStorage.Reply) -> Response {
+        var response = Response(status: HTTPResponse.Status(code: reply.status), body: .init(byteBuffer: ByteBuffer(bytes: reply.body)))
+        for (name, value) in reply.headers { response.headers[HTTPField.Name(name)!] = value }
+        return response
+    }
+}

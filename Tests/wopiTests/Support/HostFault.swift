@@ -1,0 +1,108 @@
+/// A defect planted in ``FaultyWOPIHost``, each one seen in a real WOPI host, with the checks of
+/// `wopi check-host` that must catch it. The corpus `wopi check-host` is proven against.
+enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
+    // CheckFileInfo
+    case missingOwnerId = "missing-owner-id"
+    case missingIsEduUser = "missing-is-edu-user"
+    case isEduUserAsString = "is-edu-user-as-string"
+    case colonInUserId = "colon-in-user-id"
+    case wrongSize = "wrong-size"
+    case supportsUpdateFalse = "supports-update-false"
+    case userCanWriteFalse = "user-can-write-false"
+    case folderLicensingDiffers = "folder-licensing-differs"
+    case nullProperty = "null-property"
+    case lastModifiedTimeNotUTC = "last-modified-time-not-utc"
+    // Locks
+    case getLock404WhenUnlocked = "get-lock-404-when-unlocked"
+    case getLockEmptyWhenLocked = "get-lock-empty-when-locked"
+    case locked423Not409 = "locked-423-not-409"
+    case lockHeaderMissingWhenUnlocked = "lock-header-missing-when-unlocked"
+    case wrongLockOnConflict = "wrong-lock-on-conflict"
+    case unlockMismatchAnswers200 = "unlock-mismatch-answers-200"
+    case refreshAnyLockAnswers200 = "refresh-any-lock-answers-200"
+    case lockTruncatedTo255 = "lock-truncated-to-255"
+    // Files
+    case putFileStaleTimestamp = "put-file-stale-timestamp"
+    case putWithoutLockOnNonEmptyFile = "put-without-lock-on-non-empty-file"
+    case putWithWrongLockAnswers200 = "put-with-wrong-lock-answers-200"
+    case putFileKeepsVersion = "put-file-keeps-version"
+    case missingItemVersion = "missing-item-version"
+    case getFileBodyShorterThanSize = "get-file-body-shorter-than-size"
+    case keepsTruncatedUpload = "keeps-truncated-upload"
+    case idChangesOnRename = "id-changes-on-rename"
+    case renameIgnoresName = "rename-ignores-name"
+    case invalidTokenAnswers500 = "invalid-token-answers-500"
+
+    var description: String { rawValue }
+
+    /// What the host does wrong, in one line, and where such a host was seen.
+    var summary: String {
+        switch self {
+        case .missingOwnerId: "CheckFileInfo has no OwnerId (a required property)"
+        case .missingIsEduUser: "CheckFileInfo has no IsEduUser, which Office for iOS requires (cs3org/wopiserver)"
+        case .isEduUserAsString: "IsEduUser is the string \"no\", not a Boolean"
+        case .colonInUserId: "UserId holds ':' (\"corpus:user\"), a character Office for iOS refuses (cs3org/wopiserver)"
+        case .wrongSize: "CheckFileInfo's Size is one byte more than the file"
+        case .supportsUpdateFalse: "SupportsUpdate is false although PutFile works"
+        case .userCanWriteFalse: "UserCanWrite is false for the file's owner"
+        case .folderLicensingDiffers: "IsEduUser is true on the folder but false on its files"
+        case .nullProperty: "BreadcrumbBrandName is null instead of left out (cs3org/wopiserver)"
+        case .lastModifiedTimeNotUTC: "LastModifiedTime is \"2026-11-25 13:54:07.000\", not ISO 8601 UTC (cs3org/wopiserver)"
+        case .getLock404WhenUnlocked: "GetLock on an unlocked file answers 404 (cs3org/wopiserver)"
+        case .getLockEmptyWhenLocked: "GetLock on a locked file answers an empty X-WOPI-Lock"
+        case .locked423Not409: "a lock mismatch answers 423 Locked instead of 409 (nextcloud/richdocuments#6054)"
+        case .lockHeaderMissingWhenUnlocked: "a 409 on an unlocked file leaves X-WOPI-Lock out instead of sending it empty (petrsvihlik/WopiHost#359)"
+        case .wrongLockOnConflict: "a 409 carries the lock the client sent, not the current one"
+        case .unlockMismatchAnswers200: "Unlock with another lock answers 200 and unlocks"
+        case .refreshAnyLockAnswers200: "RefreshLock with a made-up lock answers 200"
+        case .lockTruncatedTo255: "lock ids are stored cut to 255 characters, so a 256-character lock never matches again"
+        case .putFileStaleTimestamp: "a save after another upload started under the same lock (the dropped one) is refused as stale (cs3org/wopiserver)"
+        case .putWithoutLockOnNonEmptyFile: "PutFile without a lock on a non-empty unlocked file answers 200"
+        case .putWithWrongLockAnswers200: "PutFile with another lock than the file's answers 200 and writes (petrsvihlik/WopiHost#188)"
+        case .putFileKeepsVersion: "PutFile changes neither Version, LastModifiedTime nor X-WOPI-ItemVersion"
+        case .missingItemVersion: "GetFile, PutFile, Lock and Unlock send no X-WOPI-ItemVersion"
+        case .getFileBodyShorterThanSize: "GetFile's body is one byte shorter than Size"
+        case .keepsTruncatedUpload: "PutFile writes straight into the file, so a dropped upload leaves it truncated"
+        case .idChangesOnRename: "RenameFile gives the file a new id, so its WOPISrc answers 404"
+        case .renameIgnoresName: "RenameFile answers 200 with the new Name but keeps the old one"
+        case .invalidTokenAnswers500: "CheckFileInfo with an invalid access token answers 500, not 401"
+        }
+    }
+
+    /// How `wopi check-host` reports the fault: a warning (still "ready"), or a host that is not ready.
+    var isWarning: Bool { self == .nullProperty || self == .lastModifiedTimeNotUTC }
+
+    /// The checks (`<suite> <name>`) that must report it: `[FAIL]`, or `[warn]` for a warning.
+    var caughtBy: [String] {
+        switch self {
+        case .missingOwnerId: ["rule checkfileinfo.required-properties", "scenario open-edit-save"]
+        case .missingIsEduUser: ["rule checkfileinfo.licensing-properties", "scenario open-edit-save"]
+        case .isEduUserAsString: ["rule checkfileinfo.property-types"]
+        case .colonInUserId: ["rule checkfileinfo.refused-characters"]
+        case .wrongSize: ["scenario open-edit-save"]
+        case .supportsUpdateFalse: ["scenario open-edit-save"]
+        case .userCanWriteFalse: ["scenario open-edit-save"]
+        case .folderLicensingDiffers: ["rule licensing.file-equals-folder"]
+        case .nullProperty: ["rule checkfileinfo.no-null-values"]
+        case .lastModifiedTimeNotUTC: ["rule checkfileinfo.last-modified-time"]
+        case .getLock404WhenUnlocked: ["scenario open-edit-save", "scenario rename"]
+        case .getLockEmptyWhenLocked: ["validator GetLock/files.GetLock", "scenario conflict"]
+        case .locked423Not409: ["validator Locks/LockMismatchOnLockRequest", "scenario conflict"]
+        case .lockHeaderMissingWhenUnlocked: ["scenario open-edit-save"]
+        case .wrongLockOnConflict: ["validator Locks/LockMismatchOnLockRequest", "scenario conflict"]
+        case .unlockMismatchAnswers200: ["validator Locks/LockMismatchOnUnlockRequest"]
+        case .refreshAnyLockAnswers200: ["validator Locks/LockMismatchOnRefreshLockRequest", "scenario open-edit-save"]
+        case .lockTruncatedTo255: ["validator Locks/LockLengthValidation"]
+        case .putFileStaleTimestamp: ["scenario upload-pending"]
+        case .putWithoutLockOnNonEmptyFile: ["validator EditFlows/PutUnlockedFileNotZeroBytes"]
+        case .putWithWrongLockAnswers200: ["validator Locks/LockMismatchOnPutFileRequest", "scenario conflict"]
+        case .putFileKeepsVersion: ["validator FileVersion/files.PutFileReturnsDifferentVersion", "scenario open-edit-save"]
+        case .missingItemVersion: ["scenario open-edit-save", "scenario rename"]
+        case .getFileBodyShorterThanSize: ["validator EditFlows/BasicEdit", "scenario open-edit-save"]
+        case .keepsTruncatedUpload: ["scenario upload-pending"]
+        case .idChangesOnRename: ["scenario rename"]
+        case .renameIgnoresName: ["scenario rename"]
+        case .invalidTokenAnswers500: ["validator CheckFileInfoSchema/CheckFileWithInvalidAccessToken"]
+        }
+    }
+}
