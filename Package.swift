@@ -91,6 +91,9 @@ let package = Package(
                 // Web front (issue 14).
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ],
+            exclude: ["Resources/README.md"],
+            // The demo documents, read through `HostResources`.
+            resources: [.copy("Resources/SampleDocuments")],
             swiftSettings: strictSettings
         ),
         // Runs Microsoft's WOPI validator definitions (TestCases.xml) against any WOPI host.
