@@ -73,9 +73,9 @@ struct FolderPage: Sendable {
             edit = links.edit.percentEncodedString
             view = links.view.percentEncodedString
             appStore = links.appStoreURL.absoluteString
-            openIn = WebFrontStrings.format(strings.openIn, links.shortName)
-            viewIn = WebFrontStrings.format(strings.viewIn, links.shortName)
-            getApp = WebFrontStrings.format(strings.getApp, links.shortName)
+            openIn = PageText.fill(strings.openIn, links.shortName)
+            viewIn = PageText.fill(strings.viewIn, links.shortName)
+            getApp = PageText.fill(strings.getApp, links.shortName)
         }
     }
 
@@ -108,7 +108,7 @@ struct FolderPage: Sendable {
         self.csrf = csrf
         self.maximumFileSize = maximumFileSize
         self.limit = Self.size(maximumFileSize)
-        self.sizeLimit = WebFrontStrings.format(strings.sizeLimit, limit)
+        self.sizeLimit = PageText.fill(strings.sizeLimit, limit)
         self.iconPath = basePath + "/assets/icon.svg"
         self.rows = folders.map { child in
             Row(name: child.name, isFolder: true, itemPath: "\(basePath)/folders/\(child.id.rawValue)", renameField: "rename-\(child.id.rawValue)")
@@ -119,7 +119,7 @@ struct FolderPage: Sendable {
         }
         self.shared = shared.map { entry in
             SharedRow(name: entry.name, isFolder: entry.isFolder, kind: entry.isFolder ? "folder" : "file", pageURL: entry.pageURL,
-                      sharedBy: WebFrontStrings.format(entry.role >= .editor ? strings.sharedByEditor : strings.sharedByViewer, entry.ownerName),
+                      sharedBy: PageText.fill(entry.role >= .editor ? strings.sharedByEditor : strings.sharedByViewer, entry.ownerName),
                       canEdit: entry.role >= .editor, office: entry.officeLinks.map { OfficeLinks($0, strings) })
         }
         self.hasShared = !shared.isEmpty

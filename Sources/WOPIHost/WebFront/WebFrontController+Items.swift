@@ -45,12 +45,12 @@ extension WebFrontController {
         guard let parent = try await owned({ try await backend.container(post.id, for: post.user) }) else { return try notFound(post) }
         let name = (post.fields["name"] ?? "").trimmingCharacters(in: .whitespaces)
         if let problem = NameRules.problem(with: name) {
-            return try await folderPage(parent.id, post, error: HTMLUnescaped.fill(strings.badName, problem), status: .badRequest)
+            return try await folderPage(parent.id, post, error: PageText.fill(strings.badName, problem), status: .badRequest)
         }
         do {
             _ = try await backend.store.createContainer(named: name, in: parent.id)
         } catch WOPIStoreError.nameTaken {
-            return try await folderPage(parent.id, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+            return try await folderPage(parent.id, post, error: PageText.fill(strings.nameTaken, name), status: .conflict)
         }
         return seeOther("\(basePath)/folders/\(parent.id.rawValue)")
     }
@@ -67,22 +67,22 @@ extension WebFrontController {
         if isFolder {
             guard let folder = try await owned({ try await backend.container(post.id, for: post.user) }), let parentID = folder.parentID else { return try notFound(post) }
             if let problem = NameRules.problem(with: name) {
-                return try await folderPage(parentID, post, error: HTMLUnescaped.fill(strings.badName, problem), status: .badRequest)
+                return try await folderPage(parentID, post, error: PageText.fill(strings.badName, problem), status: .badRequest)
             }
             do { _ = try await backend.store.renameContainer(folder.id, to: name) } catch WOPIStoreError.nameTaken {
-                return try await folderPage(parentID, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+                return try await folderPage(parentID, post, error: PageText.fill(strings.nameTaken, name), status: .conflict)
             }
             return seeOther("\(basePath)/folders/\(parentID.rawValue)")
         }
         guard let file = try await owned({ try await backend.file(post.id, for: post.user) }) else { return try notFound(post) }
         if let problem = NameRules.fileNameProblem(name) {
-            return try await folderPage(file.containerID, post, error: HTMLUnescaped.fill(strings.badName, problem), status: .badRequest)
+            return try await folderPage(file.containerID, post, error: PageText.fill(strings.badName, problem), status: .badRequest)
         }
         if name != file.name, let other = try await backend.store.file(named: name, in: file.containerID), other.id != file.id {
-            return try await folderPage(file.containerID, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+            return try await folderPage(file.containerID, post, error: PageText.fill(strings.nameTaken, name), status: .conflict)
         }
         do { _ = try await backend.store.renameFile(file.id, to: name, lock: nil, now: backend.configuration.now()) } catch WOPIStoreError.nameTaken {
-            return try await folderPage(file.containerID, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+            return try await folderPage(file.containerID, post, error: PageText.fill(strings.nameTaken, name), status: .conflict)
         } catch WOPIStoreError.lockConflict {
             return try await folderPage(file.containerID, post, error: strings.fileLocked, status: .conflict)
         }
@@ -133,7 +133,7 @@ extension WebFrontController {
             parentID = file.containerID
         }
         let expiry = backend.configuration.now().addingTimeInterval(backend.configuration.shareLinkLifetime)
-        let page = ShareLinkPage(strings: strings, explanation: WebFrontStrings.format(strings.shareExplanation, name, FolderPage.time(expiry)),
+        let page = ShareLinkPage(strings: strings, explanation: PageText.fill(strings.shareExplanation, name, FolderPage.time(expiry)),
                                  link: backend.shareLink(user: post.user.id, item: post.id, isContainer: isFolder),
                                  backHref: "\(basePath)/folders/\(parentID.rawValue)")
         return try layout(post.language, session: post.session, user: post.user, pagePath: "\(basePath)/folders/\(parentID.rawValue)")

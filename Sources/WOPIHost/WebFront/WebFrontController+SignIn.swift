@@ -17,7 +17,7 @@ extension WebFrontController {
             cookies.append(cookie(Self.signInCSRFCookie, value: csrf))
         }
         let strings = language.strings
-        let form = SignInForm(strings: strings, heading: WebFrontStrings.format(strings.signInHeading, backend.configuration.brandName),
+        let form = SignInForm(strings: strings, heading: PageText.fill(strings.signInHeading, backend.configuration.brandName),
                               error: error, action: basePath + "/signin", hidden: [HiddenField(name: "csrf", value: csrf)], username: username)
         var headers = extraHeaders
         headers.append(contentsOf: Self.cookieHeaders(cookies))
@@ -43,7 +43,7 @@ extension WebFrontController {
             var headers = HTTPFields()
             headers[.retryAfter] = String(Int(wait.rounded(.up)))
             let minutes = String(max(1, Int((wait / 60).rounded(.up))))
-            return try signInPage(request, language: language, username: username, error: HTMLUnescaped.fill(strings.tooManyAttempts, minutes),
+            return try signInPage(request, language: language, username: username, error: PageText.fill(strings.tooManyAttempts, minutes),
                               status: .tooManyRequests, extraHeaders: headers)
         }
         // As on the OAuth pages: no lookup for impossible names, and a decoy check so timing tells nothing.

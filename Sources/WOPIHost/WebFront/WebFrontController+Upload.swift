@@ -37,7 +37,7 @@ extension WebFrontController {
                     await remove(created)
                     let limit = FolderPage.size(backend.configuration.maximumFileSize)
                     return try await folderPage(folder.id, session: session, user: user, language: language,
-                                                error: WebFrontStrings.format(strings.tooLarge, filename, limit),
+                                                error: PageText.fill(strings.tooLarge, filename, limit),
                                                 status: .contentTooLarge)
                 }
                 do {

@@ -26,7 +26,7 @@ struct WebFrontLayout: Sendable {
         layout.script = script ? basePath + "/assets/upload.js" : nil
         layout.header = PageLayout.Header(home: basePath + "/", brand: brand, signOut: signedIn.map { signedIn in
             PageLayout.SignOut(action: basePath + "/signout", csrf: signedIn.session.csrf,
-                               signedInAs: WebFrontStrings.format(strings.signedInAs, signedIn.displayName), label: strings.signOut)
+                               signedInAs: PageText.fill(strings.signedInAs, signedIn.displayName), label: strings.signOut)
         })
         layout.mainID = true
         layout.footer = PageLayout.Footer(label: strings.language, languages: PageLanguage.allCases.map { other in

@@ -3,7 +3,7 @@ import Foundation
 /// The words of the web front's file pages, one table per ``PageLanguage``; the sign-in form
 /// itself reuses ``SignInStrings``.
 ///
-/// `%@` placeholders are filled by ``format(_:_:)``; the page templates escape the result.
+/// `%@` placeholders are filled by ``PageText/fill(_:_:)``; the page templates escape the result.
 struct WebFrontStrings: Sendable {
     var myFiles: String
     var signOut: String
@@ -115,21 +115,6 @@ struct WebFrontStrings: Sendable {
         sharedWithMe: "与我共享", sharedByEditor: "由 %@ 共享 · 您可以编辑", sharedByViewer: "由 %@ 共享 · 仅查看",
         unavailableTitle: "暂时无法使用",
         unavailable: "暂时无法访问您的文件，请稍后再试。")
-}
-
-extension WebFrontStrings {
-    /// `template` with each `%@` replaced, in order, by a value, unescaped (the page escapes the whole message).
-    static func format(_ template: String, _ values: String...) -> String {
-        var result = ""
-        var remaining = Substring(template)
-        var iterator = values.makeIterator()
-        while let range = remaining.range(of: "%@") {
-            result += remaining[..<range.lowerBound]
-            result += iterator.next() ?? ""
-            remaining = remaining[range.upperBound...]
-        }
-        return result + remaining
-    }
 }
 
 extension PageLanguage {

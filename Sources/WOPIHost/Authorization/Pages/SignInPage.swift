@@ -37,12 +37,12 @@ struct SignInPage: Sendable {
         // The forms end in a redirect to the client, which `form-action 'self'` would block.
         switch kind {
         case .signIn(let username, let error):
-            let form = SignInForm(strings: strings, heading: WebFrontStrings.format(strings.signInHeading, brand), error: error, action: action,
+            let form = SignInForm(strings: strings, heading: PageText.fill(strings.signInHeading, brand), error: error, action: action,
                                   hidden: hidden(step: "signin"), username: username)
             return try frame(strings.signInTitle).response("signin", form, status: status, extraHeaders: extraHeaders, formsRedirectAway: true)
         case .consent(let client, let user):
-            let form = ConsentForm(strings: strings, question: WebFrontStrings.format(strings.consentQuestion, client),
-                                   signedInAs: WebFrontStrings.format(strings.signedInAs, user), action: action, hidden: hidden(step: "consent"))
+            let form = ConsentForm(strings: strings, question: PageText.fill(strings.consentQuestion, client),
+                                   signedInAs: PageText.fill(strings.signedInAs, user), action: action, hidden: hidden(step: "consent"))
             return try frame(strings.consentTitle).response("consent", form, status: status, extraHeaders: extraHeaders, formsRedirectAway: true)
         case .error(let message, let detail):
             let page = AuthorizationErrorPage(strings: strings, message: message, detail: detail)

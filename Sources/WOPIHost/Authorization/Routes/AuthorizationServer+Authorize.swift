@@ -73,7 +73,7 @@ extension AuthorizationServer {
             headers[.retryAfter] = String(Int(wait.rounded(.up)))
             let minutes = String(max(1, Int((wait / 60).rounded(.up))))
             return try signInPage(authorization, language: language, csrf: csrf, username: username,
-                                  error: HTMLUnescaped.fill(strings.tooManyAttempts, minutes), status: .tooManyRequests, extra: headers)
+                                  error: PageText.fill(strings.tooManyAttempts, minutes), status: .tooManyRequests, extra: headers)
         }
         // No account has an empty or over-long name (`wopi users add` allows 1 to 64 characters): skip the lookup.
         let user = (1...64).contains(username.count) ? try await backend.store.user(named: username) : nil
@@ -189,12 +189,5 @@ extension AuthorizationServer {
         case .duplicate(let name): "The parameter \(name) appears more than once."
         case .malformed(let name): "The parameter \(name) is not valid percent-encoded UTF-8."
         }
-    }
-}
-
-/// Fills `%@` in a localized template without escaping (the page escapes the whole message).
-enum HTMLUnescaped {
-    static func fill(_ template: String, _ value: String) -> String {
-        template.replacingOccurrences(of: "%@", with: value)
     }
 }
