@@ -42,6 +42,8 @@ let package = Package(
         // END operations
         // Web front (issue 14): streaming multipart/form-data parsing for browser uploads.
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        // Page templates that escape by construction.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // Office URI grammar, app catalogue, sign-in URLs, Info.plist checks. Foundation only.
@@ -90,7 +92,11 @@ let package = Package(
                 // END operations
                 // Web front (issue 14).
                 .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
+            exclude: ["Resources/README.md"],
+            // The demo documents and the page templates, read through `HostResources`.
+            resources: [.copy("Resources/SampleDocuments"), .copy("Resources/Templates")],
             swiftSettings: strictSettings
         ),
         // Runs Microsoft's WOPI validator definitions (TestCases.xml) against any WOPI host.

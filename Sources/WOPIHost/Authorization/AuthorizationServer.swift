@@ -65,8 +65,12 @@ public struct AuthorizationServer: Sendable {
 
     /// Adds every sign-in route to `router`.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.get("oauth2/authorize") { request, context in try await self.showAuthorization(request, context: context) }
-        router.post("oauth2/authorize") { request, context in try await self.submitAuthorization(request, context: context) }
+        router.get("oauth2/authorize") { request, context in
+            try await page(request, context) { try await showAuthorization(request, context: context) }
+        }
+        router.post("oauth2/authorize") { request, context in
+            try await page(request, context) { try await submitAuthorization(request, context: context) }
+        }
         router.post("oauth2/token") { request, context in try await self.token(request, context: context) }
         router.post("oauth2/app-to-app") { request, context in try await self.appToApp(request, context: context) }
         router.get("wopibootstrapper") { request, context in try await self.bootstrap(request, context: context) }

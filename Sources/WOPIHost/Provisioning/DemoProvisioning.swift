@@ -13,6 +13,9 @@ public enum DemoProvisioning {
         public var files: [FileRecord]
     }
 
+    /// Far above the few kilobytes each sample takes, so only a damaged install is refused.
+    static let sampleSizeLimit: Int64 = 16 * 1024 * 1024
+
     /// Creates the demo user `demo` and the sample documents when the store has no users; otherwise does nothing.
     public static func provisionIfEmpty(_ folder: HostStorage) async throws -> DemoAccount? {
         guard try await folder.store.users().isEmpty else { return nil }
@@ -25,7 +28,8 @@ public enum DemoProvisioning {
         }
         var files: [FileRecord] = []
         for sample in try SampleDocuments.demoSet {
-            files.append(try await folder.importFile(data: sample.data, as: sample.fileName, into: user.rootContainerID))
+            files.append(try await folder.importFile(at: sample.url, as: sample.fileName, into: user.rootContainerID,
+                                                     maximumSize: Self.sampleSizeLimit))
         }
         return DemoAccount(user: user, password: password, files: files)
     }

@@ -17,9 +17,19 @@ struct ShareController<Context: RequestContext>: Sendable {
     let backend: WOPIBackend
 
     func addRoutes(to router: Router<Context>) {
-        router.get("share/:token", use: page)
-        router.get("share/:token/content", use: download)
-        router.post("share/:token/accept", use: accept)
+        router.get("share/:token") { request, context in try await guarded(request, context) { try await page(request, context: context) } }
+        router.get("share/:token/content") { request, context in
+            try await guarded(request, context) { try await download(request, context: context) }
+        }
+        router.post("share/:token/accept") { request, context in try await guarded(request, context) { try await accept(request, context: context) } }
+    }
+
+    /// `body`'s answer, or the 503 page when the store fails under it (these pages are in English).
+    private func guarded(_ request: Request, _ context: Context, _ body: () async throws -> Response) async throws -> Response {
+        var basePath = backend.configuration.publicURL.path
+        while basePath.hasSuffix("/") { basePath.removeLast() }
+        return try await PageFailure.guarding(request, logger: context.logger, language: .english, brand: backend.configuration.brandName,
+                                              basePath: basePath, body)
     }
 
     /// A live share link: who made it, what it shows, and the role it can grant now.
@@ -44,53 +54,53 @@ struct ShareController<Context: RequestContext>: Sendable {
         return Link(claims: claims, maker: access.user, itemID: id, isContainer: isContainer, grants: readWrite ? min(role, .editor) : .viewer)
     }
 
-    @Sendable func page(_ request: Request, context: Context) async throws -> Response {
+    func page(_ request: Request, context: Context) async throws -> Response {
         let link = try await resolve(context)
         let token = context.parameters.get("token") ?? ""
-        let mode = link.grants == .editor ? "can be edited by anyone signed in who adds it" : "read-only"
-        let offer = try await editOffer(link, request: request, token: token)
+        var page = SharedItemPage(name: "", maker: link.maker.displayName,
+                                  mode: link.grants == .editor ? "can be edited by anyone signed in who adds it" : "read-only",
+                                  sharedWithMe: SharedWithMe.name)
+        try await offerEditing(link, request: request, token: token, on: &page)
         if link.isContainer {
             guard let container = try await backend.store.container(id: link.itemID) else { throw WOPIError.notFound("this link is not valid or has expired") }
             let children = try await backend.store.children(of: link.itemID)
-            let links = children.containers.map { child in
-                "<li>📁 <a href=\"\(HTMLText.escape(backend.shareLink(user: link.maker.id, item: child.id, isContainer: true, notAfter: link.claims.expiresAt)))\">\(HTMLText.escape(child.name))</a></li>"
+            page.name = container.name
+            page.entries = children.containers.map { child in
+                .init(name: child.name, isFolder: true,
+                      url: backend.shareLink(user: link.maker.id, item: child.id, isContainer: true, notAfter: link.claims.expiresAt))
             } + children.files.map { file in
-                "<li><a href=\"\(HTMLText.escape(backend.shareLink(user: link.maker.id, item: file.id, isContainer: false, notAfter: link.claims.expiresAt)))\">\(HTMLText.escape(file.name))</a> <span class=\"muted\">\(Self.size(file.size))</span></li>"
+                .init(name: file.name, isFolder: false,
+                      url: backend.shareLink(user: link.maker.id, item: file.id, isContainer: false, notAfter: link.claims.expiresAt),
+                      size: Self.size(file.size))
             }
-            return HTMLPage.document(title: container.name, body: """
-                <h1>\(HTMLText.escape(container.name))</h1><p class="muted">Shared by \(HTMLText.escape(link.maker.displayName)), \(mode).</p>\
-                \(offer)<ul>\(links.isEmpty ? "<li class=\"muted\">This folder is empty.</li>" : links.joined())</ul>
-                """).response()
+        } else {
+            guard let file = try await backend.store.file(id: link.itemID) else { throw WOPIError.notFound("this link is not valid or has expired") }
+            page.name = file.name
+            page.file = .init(size: Self.size(file.size), modified: file.modifiedAt.formatted(.iso8601), download: token + "/content")
         }
-        guard let file = try await backend.store.file(id: link.itemID) else { throw WOPIError.notFound("this link is not valid or has expired") }
-        return HTMLPage.document(title: file.name, body: """
-            <h1>\(HTMLText.escape(file.name))</h1><p class="muted">Shared by \(HTMLText.escape(link.maker.displayName)), \(mode). \
-            \(Self.size(file.size)), changed \(HTMLText.escape(file.modifiedAt.formatted(.iso8601)))</p>\
-            \(offer)<a class="button" href="\(HTMLText.escape(token))/content">Download</a>
-            """).response()
+        return try PageLayout(language: "en", title: page.name).response("shared-item", page)
     }
 
     /// For a ReadWrite link: the form that adds the item to the signed-in visitor's "Shared with me", what they
-    /// can already do, or an invitation to sign in first. Empty for a read-only link.
-    private func editOffer(_ link: Link, request: Request, token: String) async throws -> String {
-        guard link.grants == .editor else { return "" }
+    /// can already do, or an invitation to sign in first. Nothing for a read-only link.
+    private func offerEditing(_ link: Link, request: Request, token: String, on page: inout SharedItemPage) async throws {
+        guard link.grants == .editor else { return }
         guard let (session, visitor) = try await backend.webSession(request) else {
-            return "<p>Sign in at <a href=\"\(HTMLText.escape(backend.configuration.publicURL.absoluteString))/\">your files</a>, then open this link again to edit it.</p>"
+            page.signInHome = backend.configuration.publicURL.absoluteString + "/"
+            return
         }
         if let role = try await role(of: visitor, on: link), role >= .editor {
-            return "<p class=\"notice\">You can edit this: it is in your files or in “\(SharedWithMe.name)”.</p>"
+            page.canEdit = true
+        } else {
+            page.accept = .init(action: token + "/accept", csrf: session.csrf)
         }
-        return """
-            <form method="post" action="\(HTMLText.escape(token))/accept"><input type="hidden" name="csrf" value="\(HTMLText.escape(session.csrf))">\
-            <button type="submit">Add to “\(SharedWithMe.name)” and edit</button></form>
-            """
     }
 
     /// `POST /share/<token>/accept`: shares the item of a live ReadWrite link with the signed-in visitor as an editor.
     ///
     /// Needs the web session and its CSRF token (403 otherwise: a page of another site cannot add shares);
     /// 404 for a read-only or dead link. Answers `303 See Other` back to the link's page.
-    @Sendable func accept(_ request: Request, context: Context) async throws -> Response {
+    func accept(_ request: Request, context: Context) async throws -> Response {
         let link = try await resolve(context)
         guard link.grants == .editor else { throw WOPIError.notFound("this link does not give editing rights") }
         guard let (session, visitor) = try await backend.webSession(request),
@@ -114,7 +124,7 @@ struct ShareController<Context: RequestContext>: Sendable {
         try await backend.access(to: link.itemID, isContainer: link.isContainer, by: user.id)?.role
     }
 
-    @Sendable func download(_ request: Request, context: Context) async throws -> Response {
+    func download(_ request: Request, context: Context) async throws -> Response {
         let link = try await resolve(context)
         guard !link.isContainer else { throw WOPIError.notFound("a folder has no content to download") }
         guard let file = try await backend.store.file(id: link.itemID) else { throw WOPIError.notFound("this link is not valid or has expired") }
@@ -127,5 +137,53 @@ struct ShareController<Context: RequestContext>: Sendable {
 
     private static func size(_ bytes: Int64) -> String {
         ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
+    }
+}
+
+/// A share link's page (`shared-item.mustache`): a shared file, or a shared folder's entries.
+struct SharedItemPage: Sendable {
+    var name: String
+    /// Who made the link (display name).
+    var maker: String
+    /// What the link allows, in words.
+    var mode: String
+    var sharedWithMe: String
+    /// For a file: its size, time and download address; `nil` for a folder.
+    var file: FileDetails?
+    /// For a folder: its folders and files, each with its own link.
+    var entries: [Entry] = []
+    /// A ReadWrite link opened signed out: where to sign in first.
+    var signInHome: String?
+    /// A ReadWrite link opened by someone who can already edit the item.
+    var canEdit = false
+    /// A ReadWrite link opened by someone who cannot edit it yet: the form that adds it to their files.
+    var accept: Accept?
+
+    /// A shared file's details.
+    struct FileDetails: Sendable {
+        var size: String
+        var modified: String
+        var download: String
+    }
+
+    /// One folder or file in a shared folder.
+    struct Entry: Sendable {
+        var name: String
+        var isFolder: Bool
+        var url: String
+        var size = ""
+    }
+
+    /// The form that accepts a ReadWrite link.
+    struct Accept: Sendable {
+        var action: String
+        var csrf: String
+    }
+
+    init(name: String, maker: String, mode: String, sharedWithMe: String) {
+        self.name = name
+        self.maker = maker
+        self.mode = mode
+        self.sharedWithMe = sharedWithMe
     }
 }

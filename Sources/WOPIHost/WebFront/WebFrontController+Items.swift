@@ -19,12 +19,12 @@ extension WebFrontController {
         let (language, _) = Self.language(request)
         guard let (session, user) = try await backend.webSession(request) else { return .failure(Refusal(response: seeOther(basePath + "/"))) }
         guard let fields = try? await AuthorizationServer.formBody(request), session.accepts(csrf: fields["csrf"]) else {
-            return .failure(Refusal(response: messagePage(language.webFront.formExpired, session: session, user: user, language: language,
-                                                          status: .forbidden)))
+            return .failure(Refusal(response: try messagePage(language.webFront.formExpired, session: session, user: user, language: language,
+                                                              status: .forbidden)))
         }
         guard let id = context.parameters.get("id").flatMap(ResourceID.init) else {
-            return .failure(Refusal(response: messagePage(language.webFront.notFound, session: session, user: user, language: language,
-                                                          status: .notFound)))
+            return .failure(Refusal(response: try messagePage(language.webFront.notFound, session: session, user: user, language: language,
+                                                              status: .notFound)))
         }
         return .success(FormPost(session: session, user: user, language: language, id: id, fields: fields))
     }
@@ -42,15 +42,15 @@ extension WebFrontController {
         case .failure(let refusal): return refusal.response
         }
         let strings = post.language.webFront
-        guard let parent = try? await backend.container(post.id, for: post.user) else { return notFound(post) }
+        guard let parent = try await owned({ try await backend.container(post.id, for: post.user) }) else { return try notFound(post) }
         let name = (post.fields["name"] ?? "").trimmingCharacters(in: .whitespaces)
         if let problem = NameRules.problem(with: name) {
-            return try await folderPage(parent.id, post, error: HTMLUnescaped.fill(strings.badName, problem), status: .badRequest)
+            return try await folderPage(parent.id, post, error: PageText.fill(strings.badName, problem), status: .badRequest)
         }
         do {
             _ = try await backend.store.createContainer(named: name, in: parent.id)
         } catch WOPIStoreError.nameTaken {
-            return try await folderPage(parent.id, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+            return try await folderPage(parent.id, post, error: PageText.fill(strings.nameTaken, name), status: .conflict)
         }
         return seeOther("\(basePath)/folders/\(parent.id.rawValue)")
     }
@@ -65,24 +65,24 @@ extension WebFrontController {
         let strings = post.language.webFront
         let name = (post.fields["name"] ?? "").trimmingCharacters(in: .whitespaces)
         if isFolder {
-            guard let folder = try? await backend.container(post.id, for: post.user), let parentID = folder.parentID else { return notFound(post) }
+            guard let folder = try await owned({ try await backend.container(post.id, for: post.user) }), let parentID = folder.parentID else { return try notFound(post) }
             if let problem = NameRules.problem(with: name) {
-                return try await folderPage(parentID, post, error: HTMLUnescaped.fill(strings.badName, problem), status: .badRequest)
+                return try await folderPage(parentID, post, error: PageText.fill(strings.badName, problem), status: .badRequest)
             }
             do { _ = try await backend.store.renameContainer(folder.id, to: name) } catch WOPIStoreError.nameTaken {
-                return try await folderPage(parentID, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+                return try await folderPage(parentID, post, error: PageText.fill(strings.nameTaken, name), status: .conflict)
             }
             return seeOther("\(basePath)/folders/\(parentID.rawValue)")
         }
-        guard let file = try? await backend.file(post.id, for: post.user) else { return notFound(post) }
+        guard let file = try await owned({ try await backend.file(post.id, for: post.user) }) else { return try notFound(post) }
         if let problem = NameRules.fileNameProblem(name) {
-            return try await folderPage(file.containerID, post, error: HTMLUnescaped.fill(strings.badName, problem), status: .badRequest)
+            return try await folderPage(file.containerID, post, error: PageText.fill(strings.badName, problem), status: .badRequest)
         }
         if name != file.name, let other = try await backend.store.file(named: name, in: file.containerID), other.id != file.id {
-            return try await folderPage(file.containerID, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+            return try await folderPage(file.containerID, post, error: PageText.fill(strings.nameTaken, name), status: .conflict)
         }
         do { _ = try await backend.store.renameFile(file.id, to: name, lock: nil, now: backend.configuration.now()) } catch WOPIStoreError.nameTaken {
-            return try await folderPage(file.containerID, post, error: HTMLUnescaped.fill(strings.nameTaken, name), status: .conflict)
+            return try await folderPage(file.containerID, post, error: PageText.fill(strings.nameTaken, name), status: .conflict)
         } catch WOPIStoreError.lockConflict {
             return try await folderPage(file.containerID, post, error: strings.fileLocked, status: .conflict)
         }
@@ -98,13 +98,13 @@ extension WebFrontController {
         }
         let strings = post.language.webFront
         if isFolder {
-            guard let folder = try? await backend.container(post.id, for: post.user), let parentID = folder.parentID else { return notFound(post) }
+            guard let folder = try await owned({ try await backend.container(post.id, for: post.user) }), let parentID = folder.parentID else { return try notFound(post) }
             do { try await backend.store.deleteContainer(folder.id) } catch WOPIStoreError.notEmpty {
                 return try await folderPage(parentID, post, error: strings.folderNotEmpty, status: .conflict)
             }
             return seeOther("\(basePath)/folders/\(parentID.rawValue)")
         }
-        guard let file = try? await backend.file(post.id, for: post.user) else { return notFound(post) }
+        guard let file = try await owned({ try await backend.file(post.id, for: post.user) }) else { return try notFound(post) }
         do {
             backend.retire(try await backend.store.deleteFile(file.id, lock: nil, now: backend.configuration.now()))
         } catch WOPIStoreError.lockConflict {
@@ -124,32 +124,36 @@ extension WebFrontController {
         let name: String
         let parentID: ResourceID
         if isFolder {
-            guard let folder = try? await backend.container(post.id, for: post.user) else { return notFound(post) }
+            guard let folder = try await owned({ try await backend.container(post.id, for: post.user) }) else { return try notFound(post) }
             name = folder.parentID == nil ? strings.myFiles : folder.name
             parentID = folder.parentID ?? folder.id
         } else {
-            guard let file = try? await backend.file(post.id, for: post.user) else { return notFound(post) }
+            guard let file = try await owned({ try await backend.file(post.id, for: post.user) }) else { return try notFound(post) }
             name = file.name
             parentID = file.containerID
         }
         let expiry = backend.configuration.now().addingTimeInterval(backend.configuration.shareLinkLifetime)
-        let link = backend.shareLink(user: post.user.id, item: post.id, isContainer: isFolder)
-        let content = """
-            <h1>\(HTMLText.escape(strings.shareTitle))</h1><p>\(HTMLText.fill(strings.shareExplanation, name, FolderPage.time(expiry)))</p>\
-            <label for="share-link">\(HTMLText.escape(strings.shareTitle))</label>\
-            <input type="text" id="share-link" readonly value="\(HTMLText.escape(link))">\
-            <p class="break"><a id="share-open" href="\(HTMLText.escape(link))">\(HTMLText.escape(link))</a></p>\
-            <p><a href="\(HTMLText.escape(basePath))/folders/\(parentID.rawValue)">\(HTMLText.escape(strings.back))</a></p>
-            """
-        return layout(post.language, session: post.session, user: post.user, pagePath: "\(basePath)/folders/\(parentID.rawValue)")
-            .response(title: strings.shareTitle, content: content)
+        let page = ShareLinkPage(strings: strings, explanation: PageText.fill(strings.shareExplanation, name, FolderPage.time(expiry)),
+                                 link: backend.shareLink(user: post.user.id, item: post.id, isContainer: isFolder),
+                                 backHref: "\(basePath)/folders/\(parentID.rawValue)")
+        return try layout(post.language, session: post.session, user: post.user, pagePath: "\(basePath)/folders/\(parentID.rawValue)")
+            .response("share-link", page, title: strings.shareTitle)
     }
 
     func folderPage(_ id: ResourceID, _ post: FormPost, error: String, status: HTTPResponse.Status) async throws -> Response {
         try await folderPage(id, session: post.session, user: post.user, language: post.language, error: error, status: status)
     }
 
-    func notFound(_ post: FormPost) -> Response {
-        messagePage(post.language.webFront.notFound, session: post.session, user: post.user, language: post.language, status: .notFound)
+    func notFound(_ post: FormPost) throws -> Response {
+        try messagePage(post.language.webFront.notFound, session: post.session, user: post.user, language: post.language, status: .notFound)
     }
+}
+
+/// The page that hands out a share link (`share-link.mustache`).
+struct ShareLinkPage: Sendable {
+    var strings: WebFrontStrings
+    /// "Anyone with this link can view … until …", filled.
+    var explanation: String
+    var link: String
+    var backHref: String
 }

@@ -7,33 +7,22 @@ import WOPICore
 extension WebFrontController {
     /// The sign-in form, with the pre-session CSRF cookie (set when the browser has none yet).
     func signInPage(_ request: Request, language: PageLanguage, username: String, error: String?, status: HTTPResponse.Status,
-                    cookies: [String] = [], extraHeaders: HTTPFields = [:]) -> Response {
+                    cookies: [Cookie] = [], extraHeaders: HTTPFields = [:]) throws -> Response {
         var cookies = cookies
         let csrf: String
-        if let existing = AuthorizationServer.cookie(Self.signInCSRFCookie, in: request), existing.utf8.count == 43,
-           Base64URL.decode(existing) != nil {
+        if let existing = request.cookies[Self.signInCSRFCookie]?.value, existing.utf8.count == 43, Base64URL.decode(existing) != nil {
             csrf = existing
         } else {
             csrf = Base64URL.randomToken()
-            cookies.append("\(Self.signInCSRFCookie)=\(csrf); Path=\(basePath)/; HttpOnly; SameSite=Lax\(secureAttribute)")
+            cookies.append(cookie(Self.signInCSRFCookie, value: csrf))
         }
         let strings = language.strings
-        var content = "<h1>\(HTMLText.fill(strings.signInHeading, backend.configuration.brandName))</h1>"
-        if let error { content += "<p class=\"error\" role=\"alert\" id=\"error\">\(HTMLText.escape(error))</p>" }
-        content += """
-            <form method="post" action="\(HTMLText.escape(basePath))/signin" id="signin">\
-            <input type="hidden" name="csrf" value="\(HTMLText.escape(csrf))">\
-            <label for="username">\(HTMLText.escape(strings.username))</label>\
-            <input type="text" id="username" name="username" value="\(HTMLText.escape(username))" autocomplete="username" \
-            autocapitalize="none" autocorrect="off" spellcheck="false" required autofocus>\
-            <label for="password">\(HTMLText.escape(strings.password))</label>\
-            <input type="password" id="password" name="password" autocomplete="current-password" required>\
-            <button type="submit">\(HTMLText.escape(strings.signInButton))</button></form>
-            """
+        let form = SignInForm(strings: strings, heading: PageText.fill(strings.signInHeading, backend.configuration.brandName),
+                              error: error, action: basePath + "/signin", hidden: [HiddenField(name: "csrf", value: csrf)], username: username)
         var headers = extraHeaders
         headers.append(contentsOf: Self.cookieHeaders(cookies))
-        return layout(language, session: nil, user: nil, pagePath: basePath + "/")
-            .response(title: strings.signInTitle, content: content, status: status, extraHeaders: headers)
+        return try layout(language, session: nil, user: nil, pagePath: basePath + "/")
+            .response("signin", form, title: strings.signInTitle, status: status, extraHeaders: headers)
     }
 
     /// `POST /signin`: checks the CSRF cookie, the throttle and the password; on success sets the
@@ -42,9 +31,9 @@ extension WebFrontController {
         let (language, _) = Self.language(request)
         let strings = language.strings
         guard let fields = try? await AuthorizationServer.formBody(request),
-              let cookie = AuthorizationServer.cookie(Self.signInCSRFCookie, in: request), !cookie.isEmpty,
-              let sent = fields["csrf"], ConstantTime.equal(cookie, sent) else {
-            return signInPage(request, language: language, username: "", error: strings.formExpired, status: .forbidden)
+              let expected = request.cookies[Self.signInCSRFCookie]?.value, !expected.isEmpty,
+              let sent = fields["csrf"], ConstantTime.equal(expected, sent) else {
+            return try signInPage(request, language: language, username: "", error: strings.formExpired, status: .forbidden)
         }
         let username = (fields["username"] ?? "").trimmingCharacters(in: .whitespaces)
         let password = fields["password"] ?? ""
@@ -54,7 +43,7 @@ extension WebFrontController {
             var headers = HTTPFields()
             headers[.retryAfter] = String(Int(wait.rounded(.up)))
             let minutes = String(max(1, Int((wait / 60).rounded(.up))))
-            return signInPage(request, language: language, username: username, error: HTMLUnescaped.fill(strings.tooManyAttempts, minutes),
+            return try signInPage(request, language: language, username: username, error: PageText.fill(strings.tooManyAttempts, minutes),
                               status: .tooManyRequests, extraHeaders: headers)
         }
         // As on the OAuth pages: no lookup for impossible names, and a decoy check so timing tells nothing.
@@ -62,23 +51,22 @@ extension WebFrontController {
         let matches = await passwords.verify(String(password.utf8.prefix(1024)) ?? "", against: user?.passwordHash ?? decoyPasswordHash)
         guard matches, let user else {
             await throttle.recordFailure(key, now: now)
-            return signInPage(request, language: language, username: username, error: strings.wrongCredentials, status: .unauthorized)
+            return try signInPage(request, language: language, username: username, error: strings.wrongCredentials, status: .unauthorized)
         }
         await throttle.reset(key)
         let session = WebSession(userID: user.id, now: now)
-        let sessionCookie = "\(WebSession.cookieName)=\(session.sealed(with: try await backend.webSessionKey())); Path=\(basePath)/; "
-            + "Max-Age=\(Int(WebSession.lifetime)); HttpOnly; SameSite=Lax\(secureAttribute)"
+        let sessionCookie = cookie(WebSession.cookieName, value: session.sealed(with: try await backend.webSessionKey()), maxAge: Int(WebSession.lifetime))
         return seeOther(basePath + "/", cookies: [sessionCookie])
     }
 
     /// `POST /signout`: forgets the session cookie (after checking the form's CSRF token) and shows the sign-in form.
     func signOut(_ request: Request, context: Context) async throws -> Response {
-        let clear = "\(WebSession.cookieName)=; Path=\(basePath)/; Max-Age=0; HttpOnly; SameSite=Lax\(secureAttribute)"
+        let clear = cookie(WebSession.cookieName, value: "", maxAge: 0)
         guard let (session, _) = try await backend.webSession(request) else { return seeOther(basePath + "/", cookies: [clear]) }
         let fields = try? await AuthorizationServer.formBody(request)
         guard session.accepts(csrf: fields?["csrf"]) else {
             let (language, _) = Self.language(request)
-            return messagePage(language.webFront.formExpired, session: nil, user: nil, language: language, status: .forbidden)
+            return try messagePage(language.webFront.formExpired, session: nil, user: nil, language: language, status: .forbidden)
         }
         return seeOther(basePath + "/", cookies: [clear])
     }

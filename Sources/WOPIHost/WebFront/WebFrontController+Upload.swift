@@ -14,10 +14,10 @@ extension WebFrontController {
         let (language, _) = Self.language(request)
         let strings = language.webFront
         guard let (session, user) = try await backend.webSession(request) else { return seeOther(basePath + "/") }
-        guard let id = context.parameters.get("id").flatMap(ResourceID.init), let folder = try? await backend.container(id, for: user) else {
-            return messagePage(strings.notFound, session: session, user: user, language: language, status: .notFound)
+        guard let id = context.parameters.get("id").flatMap(ResourceID.init), let folder = try await owned({ try await backend.container(id, for: user) }) else {
+            return try messagePage(strings.notFound, session: session, user: user, language: language, status: .notFound)
         }
-        let expired = messagePage(strings.formExpired, session: session, user: user, language: language, status: .forbidden)
+        let expired = try messagePage(strings.formExpired, session: session, user: user, language: language, status: .forbidden)
         guard let reader = MultipartFormReader(contentType: request.headers[.contentType], body: request.body) else { return expired }
         // The token must come first (browsers send fields in document order), so nothing is stored before it is checked.
         guard let first = try? await reader.nextPart(), first.name == "csrf", first.filename == nil,
@@ -37,7 +37,7 @@ extension WebFrontController {
                     await remove(created)
                     let limit = FolderPage.size(backend.configuration.maximumFileSize)
                     return try await folderPage(folder.id, session: session, user: user, language: language,
-                                                error: WebFrontStrings.format(strings.tooLarge, filename, limit),
+                                                error: PageText.fill(strings.tooLarge, filename, limit),
                                                 status: .contentTooLarge)
                 }
                 do {

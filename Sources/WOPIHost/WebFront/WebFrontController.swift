@@ -5,7 +5,7 @@ import Hummingbird
 import WOPICore
 
 /// The web front at `/`: a small file browser for the provider's users, from Safari on an iPhone
-/// or a desktop browser (issue 14).
+/// or a desktop browser.
 ///
 /// Routes, relative to the public URL:
 /// - `GET /`: the user's root folder, or the sign-in form; `POST /signin`, `POST /signout`.
@@ -17,6 +17,7 @@ import WOPICore
 /// password checker as `/oauth2/authorize`, and sets an HMAC-signed session cookie
 /// (``WebSession``). Every form carries the session's CSRF token; each change answers with
 /// `303 See Other` back to the folder (post/redirect/get), or with the folder page and an alert.
+/// A store that fails gives the 503 page (``PageFailure``), never "not found".
 struct WebFrontController<Context: RequestContext>: Sendable {
     let backend: WOPIBackend
     let throttle: SignInThrottle
@@ -38,21 +39,34 @@ struct WebFrontController<Context: RequestContext>: Sendable {
     }
 
     func addRoutes(to router: Router<Context>) {
-        router.get("/") { request, context in try await self.home(request, context: context) }
-        router.post("signin") { request, context in try await self.signIn(request, context: context) }
-        router.post("signout") { request, context in try await self.signOut(request, context: context) }
-        router.get("folders/:id") { request, context in try await self.showFolder(request, context: context) }
-        router.post("folders/:id/upload") { request, context in try await self.upload(request, context: context) }
-        router.post("folders/:id/create") { request, context in try await self.createFolder(request, context: context) }
-        router.post("folders/:id/rename") { request, context in try await self.rename(request, context: context, isFolder: true) }
-        router.post("folders/:id/delete") { request, context in try await self.delete(request, context: context, isFolder: true) }
-        router.post("folders/:id/share") { request, context in try await self.share(request, context: context, isFolder: true) }
-        router.get("files/:id/download") { request, context in try await self.download(request, context: context) }
-        router.post("files/:id/rename") { request, context in try await self.rename(request, context: context, isFolder: false) }
-        router.post("files/:id/delete") { request, context in try await self.delete(request, context: context, isFolder: false) }
-        router.post("files/:id/share") { request, context in try await self.share(request, context: context, isFolder: false) }
+        router.get("/") { request, context in try await page(request, context) { try await home(request, context: context) } }
+        router.post("signin") { request, context in try await page(request, context) { try await signIn(request, context: context) } }
+        router.post("signout") { request, context in try await page(request, context) { try await signOut(request, context: context) } }
+        router.get("folders/:id") { request, context in try await page(request, context) { try await showFolder(request, context: context) } }
+        router.post("folders/:id/upload") { request, context in try await page(request, context) { try await upload(request, context: context) } }
+        router.post("folders/:id/create") { request, context in
+            try await page(request, context) { try await createFolder(request, context: context) }
+        }
+        for (kind, isFolder) in [("folders", true), ("files", false)] {
+            router.post("\(kind)/:id/rename") { request, context in
+                try await page(request, context) { try await rename(request, context: context, isFolder: isFolder) }
+            }
+            router.post("\(kind)/:id/delete") { request, context in
+                try await page(request, context) { try await delete(request, context: context, isFolder: isFolder) }
+            }
+            router.post("\(kind)/:id/share") { request, context in
+                try await page(request, context) { try await share(request, context: context, isFolder: isFolder) }
+            }
+        }
+        router.get("files/:id/download") { request, context in try await page(request, context) { try await download(request, context: context) } }
         router.get("assets/upload.js") { _, _ in WebFrontAssets.response(WebFrontAssets.uploadScript, type: "text/javascript; charset=utf-8") }
         router.get("assets/icon.svg") { _, _ in WebFrontAssets.response(WebFrontAssets.icon, type: "image/svg+xml") }
+    }
+
+    /// `body`'s page, or the 503 page when the store fails under it.
+    private func page(_ request: Request, _ context: Context, _ body: () async throws -> Response) async throws -> Response {
+        try await PageFailure.guarding(request, logger: context.logger, language: Self.language(request).0,
+                                       brand: backend.configuration.brandName, basePath: basePath, body)
     }
 
     // MARK: Pages
@@ -61,7 +75,7 @@ struct WebFrontController<Context: RequestContext>: Sendable {
     func home(_ request: Request, context: Context) async throws -> Response {
         let (language, languageCookie) = Self.language(request)
         guard let (session, user) = try await backend.webSession(request) else {
-            return signInPage(request, language: language, username: "", error: nil, status: .ok, cookies: [languageCookie].compactMap { $0 })
+            return try signInPage(request, language: language, username: "", error: nil, status: .ok, cookies: [languageCookie].compactMap { $0 })
         }
         return try await folderPage(user.rootContainerID, session: session, user: user, language: language, error: nil, status: .ok,
                                     cookies: [languageCookie].compactMap { $0 })
@@ -72,7 +86,7 @@ struct WebFrontController<Context: RequestContext>: Sendable {
         let (language, languageCookie) = Self.language(request)
         guard let (session, user) = try await backend.webSession(request) else { return seeOther(basePath + "/", cookies: [languageCookie].compactMap { $0 }) }
         guard let id = context.parameters.get("id").flatMap(ResourceID.init) else {
-            return messagePage(language.webFront.notFound, session: session, user: user, language: language, status: .notFound)
+            return try messagePage(language.webFront.notFound, session: session, user: user, language: language, status: .notFound)
         }
         return try await folderPage(id, session: session, user: user, language: language, error: nil, status: .ok,
                                     cookies: [languageCookie].compactMap { $0 })
@@ -80,20 +94,20 @@ struct WebFrontController<Context: RequestContext>: Sendable {
 
     /// A folder page (or a not-found page), with an optional alert.
     func folderPage(_ id: ResourceID, session: WebSession, user: UserRecord, language: PageLanguage, error: String?,
-                    status: HTTPResponse.Status, cookies: [String] = []) async throws -> Response {
-        guard let folder = try? await backend.container(id, for: user) else {
-            return messagePage(language.webFront.notFound, session: session, user: user, language: language, status: .notFound)
+                    status: HTTPResponse.Status, cookies: [Cookie] = []) async throws -> Response {
+        guard let folder = try await owned({ try await backend.container(id, for: user) }) else {
+            return try messagePage(language.webFront.notFound, session: session, user: user, language: language, status: .notFound)
         }
         let path = try await backend.store.containerPath(to: folder.id)
         let children = try await backend.store.children(of: folder.id)
         var links: [ResourceID: OfficeOpenLinks] = [:]
         for file in children.files { links[file.id] = officeLinks(file, for: user) }
-        var page = FolderPage(path: path.isEmpty ? [folder] : path, folders: children.containers, files: children.files, officeLinks: links,
+        let page = FolderPage(path: path.isEmpty ? [folder] : path, folders: children.containers, files: children.files, officeLinks: links,
                               csrf: session.csrf, language: language, basePath: basePath,
-                              maximumFileSize: backend.configuration.maximumFileSize, error: error)
-        if folder.id == user.rootContainerID { page.shared = try await sharedEntries(for: user) }
-        return layout(language, session: session, user: user, pagePath: "\(basePath)/folders/\(folder.id.rawValue)")
-            .response(title: page.title, content: page.html, script: true, status: status, extraHeaders: Self.cookieHeaders(cookies))
+                              maximumFileSize: backend.configuration.maximumFileSize, error: error,
+                              shared: folder.id == user.rootContainerID ? try await sharedEntries(for: user) : [])
+        return try layout(language, session: session, user: user, pagePath: "\(basePath)/folders/\(folder.id.rawValue)")
+            .response("folder", page, title: page.title, script: true, status: status, extraHeaders: Self.cookieHeaders(cookies))
     }
 
     /// The Office links that open `file` as `user`; `nil` when no offered app opens it.
@@ -102,7 +116,7 @@ struct WebFrontController<Context: RequestContext>: Sendable {
         OfficeOpenLinks(file: file, wopiSrc: backend.wopiSrc(.file(file.id)), service: backend.configuration.brandName, userID: user.id.rawValue)
     }
 
-    /// What others shared with `user`, by name, each with its current role (issue 13).
+    /// What others shared with `user`, by name, each with its current role.
     func sharedEntries(for user: UserRecord) async throws -> [FolderPage.SharedEntry] {
         var entries: [FolderPage.SharedEntry] = []
         for share in try await backend.store.shares(with: user.id) {
@@ -118,18 +132,28 @@ struct WebFrontController<Context: RequestContext>: Sendable {
     }
 
     /// A page with one message and a link home.
-    func messagePage(_ message: String, session: WebSession?, user: UserRecord?, language: PageLanguage, status: HTTPResponse.Status) -> Response {
+    func messagePage(_ message: String, session: WebSession?, user: UserRecord?, language: PageLanguage,
+                     status: HTTPResponse.Status) throws -> Response {
         let strings = language.webFront
-        let content = "<h1>\(HTMLText.escape(backend.configuration.brandName))</h1><p class=\"error\" role=\"alert\" id=\"error\">"
-            + "\(HTMLText.escape(message))</p><p><a href=\"\(HTMLText.escape(basePath))/\">\(HTMLText.escape(strings.myFiles))</a></p>"
-        let signedIn = session.flatMap { session in user.map { (session: session, displayName: $0.displayName) } }
-        return WebFrontLayout(language: language, brand: backend.configuration.brandName, basePath: basePath, signedIn: signedIn,
-                              pagePath: basePath + "/").response(title: strings.myFiles, content: content, status: status)
+        let page = MessagePage(heading: backend.configuration.brandName, message: message,
+                               home: .init(href: basePath + "/", label: strings.myFiles))
+        return try layout(language, session: session, user: user, pagePath: basePath + "/")
+            .response("message", page, title: strings.myFiles, status: status)
     }
 
     func layout(_ language: PageLanguage, session: WebSession?, user: UserRecord?, pagePath: String) -> WebFrontLayout {
         let signedIn = session.flatMap { session in user.map { (session: session, displayName: $0.displayName) } }
         return WebFrontLayout(language: language, brand: backend.configuration.brandName, basePath: basePath, signedIn: signedIn, pagePath: pagePath)
+    }
+
+    /// The item `lookup` finds for the signed-in user, or `nil` when it does not exist or is someone
+    /// else's (the lookup's 404). A failing store still throws, so it is never taken for "not found".
+    func owned<Item>(_ lookup: () async throws -> Item) async throws -> Item? {
+        do {
+            return try await lookup()
+        } catch let error as WOPIError where error.status == .notFound {
+            return nil
+        }
     }
 
     // MARK: Download
@@ -138,8 +162,9 @@ struct WebFrontController<Context: RequestContext>: Sendable {
     func download(_ request: Request, context: Context) async throws -> Response {
         let (language, _) = Self.language(request)
         guard let (session, user) = try await backend.webSession(request) else { return seeOther(basePath + "/") }
-        guard let id = context.parameters.get("id").flatMap(ResourceID.init), let file = try? await backend.file(id, for: user) else {
-            return messagePage(language.webFront.notFound, session: session, user: user, language: language, status: .notFound)
+        guard let id = context.parameters.get("id").flatMap(ResourceID.init),
+              let file = try await owned({ try await backend.file(id, for: user) }) else {
+            return try messagePage(language.webFront.notFound, session: session, user: user, language: language, status: .notFound)
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
@@ -153,11 +178,11 @@ struct WebFrontController<Context: RequestContext>: Sendable {
 
     /// The page language: the switch (`?lang=`, remembered in a cookie), else `Accept-Language`.
     /// Returns the cookie to set when the switch was used.
-    static func language(_ request: Request) -> (PageLanguage, setCookie: String?) {
+    static func language(_ request: Request) -> (PageLanguage, setCookie: Cookie?) {
         if let chosen = request.uri.queryParameters.get("lang").flatMap(PageLanguage.init(tag:)) {
-            return (chosen, "\(languageCookie)=\(chosen.rawValue); Path=/; Max-Age=31536000; SameSite=Lax")
+            return (chosen, Cookie(name: languageCookie, value: chosen.rawValue, maxAge: 31_536_000, path: "/", httpOnly: false, sameSite: .lax))
         }
-        let remembered = AuthorizationServer.cookie(languageCookie, in: request).flatMap(PageLanguage.init(tag:))
+        let remembered = request.cookies[languageCookie].flatMap { PageLanguage(tag: $0.value) }
         return (remembered ?? PageLanguage(culture: nil, acceptLanguage: request.headers[.acceptLanguage]), nil)
     }
 
@@ -168,22 +193,27 @@ struct WebFrontController<Context: RequestContext>: Sendable {
         return path
     }
 
-    /// `; Secure` when the public URL is https.
-    var secureAttribute: String {
-        backend.configuration.publicURL.scheme?.lowercased() == "https" ? "; Secure" : ""
+    /// Whether cookies carry `Secure`: when the public URL is https.
+    var secureCookies: Bool {
+        backend.configuration.publicURL.scheme?.lowercased() == "https"
+    }
+
+    /// An `HttpOnly`, `SameSite=Lax` cookie for the web front's paths.
+    func cookie(_ name: String, value: String, maxAge: Int? = nil) -> Cookie {
+        Cookie(name: name, value: value, maxAge: maxAge, path: basePath + "/", secure: secureCookies, httpOnly: true, sameSite: .lax)
     }
 
     /// `303 See Other` to `location`, setting `cookies`.
-    func seeOther(_ location: String, cookies: [String] = []) -> Response {
+    func seeOther(_ location: String, cookies: [Cookie] = []) -> Response {
         var headers = Self.cookieHeaders(cookies)
         headers[.location] = location
         headers[.cacheControl] = "no-store"
         return Response(status: .seeOther, headers: headers)
     }
 
-    static func cookieHeaders(_ cookies: [String]) -> HTTPFields {
+    static func cookieHeaders(_ cookies: [Cookie]) -> HTTPFields {
         var headers = HTTPFields()
-        for cookie in cookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
+        for cookie in cookies { headers.append(HTTPField(name: .setCookie, value: cookie.description)) }
         return headers
     }
 }

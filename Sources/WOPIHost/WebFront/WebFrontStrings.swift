@@ -3,7 +3,7 @@ import Foundation
 /// The words of the web front's file pages, one table per ``PageLanguage``; the sign-in form
 /// itself reuses ``SignInStrings``.
 ///
-/// `%@` placeholders are filled with escaped values by ``HTMLText/fill(_:_:)``.
+/// `%@` placeholders are filled by ``PageText/fill(_:_:)``; the page templates escape the result.
 struct WebFrontStrings: Sendable {
     var myFiles: String
     var signOut: String
@@ -58,6 +58,9 @@ struct WebFrontStrings: Sendable {
     /// "Shared by %@ · you can edit" / "… · view only": %@ is the owner's name.
     var sharedByEditor: String
     var sharedByViewer: String
+    /// The title and message of the page shown when the store cannot be reached (503).
+    var unavailableTitle: String
+    var unavailable: String
 
     static let english = WebFrontStrings(
         myFiles: "My files", signOut: "Sign out", signedInAs: "Signed in as %@", language: "Language",
@@ -72,7 +75,9 @@ struct WebFrontStrings: Sendable {
         badName: "The name is not allowed: %@", nameTaken: "“%@” already exists here.",
         folderNotEmpty: "Only empty folders can be deleted.", fileLocked: "The file is open in Office and locked; try again later.",
         noFilesChosen: "Choose at least one file.",
-        sharedWithMe: "Shared with me", sharedByEditor: "Shared by %@ · you can edit", sharedByViewer: "Shared by %@ · view only")
+        sharedWithMe: "Shared with me", sharedByEditor: "Shared by %@ · you can edit", sharedByViewer: "Shared by %@ · view only",
+        unavailableTitle: "Temporarily unavailable",
+        unavailable: "Your files cannot be reached right now. Please try again in a moment.")
 
     static let german = WebFrontStrings(
         myFiles: "Meine Dateien", signOut: "Abmelden", signedInAs: "Angemeldet als %@", language: "Sprache",
@@ -90,7 +95,9 @@ struct WebFrontStrings: Sendable {
         fileLocked: "Die Datei ist in Office geöffnet und gesperrt; versuchen Sie es später erneut.",
         noFilesChosen: "Wählen Sie mindestens eine Datei.",
         sharedWithMe: "Mit mir geteilt", sharedByEditor: "Geteilt von %@ · Sie können bearbeiten",
-        sharedByViewer: "Geteilt von %@ · nur ansehen")
+        sharedByViewer: "Geteilt von %@ · nur ansehen",
+        unavailableTitle: "Vorübergehend nicht verfügbar",
+        unavailable: "Ihre Dateien sind gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.")
 
     static let simplifiedChinese = WebFrontStrings(
         myFiles: "我的文件", signOut: "退出登录", signedInAs: "已登录为 %@", language: "语言",
@@ -105,22 +112,9 @@ struct WebFrontStrings: Sendable {
         badName: "不允许使用此名称：%@", nameTaken: "此处已存在“%@”。",
         folderNotEmpty: "只能删除空文件夹。", fileLocked: "该文件已在 Office 中打开并被锁定，请稍后再试。",
         noFilesChosen: "请至少选择一个文件。",
-        sharedWithMe: "与我共享", sharedByEditor: "由 %@ 共享 · 您可以编辑", sharedByViewer: "由 %@ 共享 · 仅查看")
-}
-
-extension WebFrontStrings {
-    /// `template` with each `%@` replaced, in order, by a value, unescaped (the page escapes the whole message).
-    static func format(_ template: String, _ values: String...) -> String {
-        var result = ""
-        var remaining = Substring(template)
-        var iterator = values.makeIterator()
-        while let range = remaining.range(of: "%@") {
-            result += remaining[..<range.lowerBound]
-            result += iterator.next() ?? ""
-            remaining = remaining[range.upperBound...]
-        }
-        return result + remaining
-    }
+        sharedWithMe: "与我共享", sharedByEditor: "由 %@ 共享 · 您可以编辑", sharedByViewer: "由 %@ 共享 · 仅查看",
+        unavailableTitle: "暂时无法使用",
+        unavailable: "暂时无法访问您的文件，请稍后再试。")
 }
 
 extension PageLanguage {

@@ -65,7 +65,7 @@ struct WebSession: Sendable, Hashable {
 extension WOPIBackend {
     /// The session and user of a request with a valid web-front session cookie (the web front and share pages).
     func webSession(_ request: Request) async throws -> (WebSession, UserRecord)? {
-        guard let value = AuthorizationServer.cookie(WebSession.cookieName, in: request),
+        guard let value = request.cookies[WebSession.cookieName]?.value,
               let session = WebSession(sealed: value, key: try await webSessionKey(), now: configuration.now()),
               let user = try await store.user(id: session.userID) else { return nil }
         return (session, user)

@@ -1,13 +1,12 @@
 import Foundation
 import Hummingbird
 import HTTPTypes
-import NIOCore
 
 /// The server-rendered pages of `/oauth2/authorize`: sign-in, consent, and the error page shown
 /// instead of redirecting when the client or redirect URI cannot be trusted (RFC 6749 §4.1.2.1).
 ///
-/// Each page fits a phone screen (viewport meta, one column), carries every value HTML-escaped,
-/// has at most one form, and keeps itself out of frames and caches.
+/// Each page fits a phone screen (viewport meta, one column), has at most one form, and keeps
+/// itself out of frames and caches; the templates escape every value.
 struct SignInPage: Sendable {
     /// Which page.
     enum Kind: Sendable {
@@ -28,75 +27,64 @@ struct SignInPage: Sendable {
     /// Hidden fields sent back unchanged: the authorization request, the CSRF token, the consent ticket.
     var hiddenFields: [(String, String)]
 
-    /// The page as HTML.
-    var html: String {
+    /// The page as a response with `status`, the host's security headers, and `extraHeaders` (a CSRF cookie).
+    func response(status: HTTPResponse.Status = .ok, extraHeaders: HTTPFields = [:]) throws -> Response {
         let strings = language.strings
-        let title: String
-        var body = ""
+        func hidden(step: String) -> [HiddenField] {
+            (hiddenFields + [("step", step)]).map { HiddenField(name: $0.0, value: $0.1) }
+        }
+        func frame(_ title: String) -> PageLayout { PageLayout(language: language.rawValue, title: "\(title) · \(brand)") }
+        // The forms end in a redirect to the client, which `form-action 'self'` would block.
         switch kind {
         case .signIn(let username, let error):
-            title = strings.signInTitle
-            body += "<h1>\(HTMLText.fill(strings.signInHeading, brand))</h1>\n"
-            if let error { body += "<p class=\"error\" role=\"alert\">\(HTMLText.escape(error))</p>\n" }
-            body += formStart(step: "signin")
-            body += """
-                <label for="username">\(HTMLText.escape(strings.username))</label>
-                <input type="text" id="username" name="username" value="\(HTMLText.escape(username))" autocomplete="username" autocapitalize="none" autocorrect="off" spellcheck="false" required autofocus>
-                <label for="password">\(HTMLText.escape(strings.password))</label>
-                <input type="password" id="password" name="password" autocomplete="current-password" required>
-                <button type="submit">\(HTMLText.escape(strings.signInButton))</button>
-                </form>
-
-                """
+            let form = SignInForm(strings: strings, heading: PageText.fill(strings.signInHeading, brand), error: error, action: action,
+                                  hidden: hidden(step: "signin"), username: username)
+            return try frame(strings.signInTitle).response("signin", form, status: status, extraHeaders: extraHeaders, formsRedirectAway: true)
         case .consent(let client, let user):
-            title = strings.consentTitle
-            body += "<h1>\(HTMLText.escape(strings.consentTitle))</h1>\n"
-            body += "<p>\(HTMLText.fill(strings.consentQuestion, client))</p>\n"
-            body += "<p class=\"muted\">\(HTMLText.fill(strings.signedInAs, user))</p>\n"
-            body += formStart(step: "consent")
-            body += """
-                <div class="buttons">
-                <button type="submit" name="decision" value="deny" class="secondary">\(HTMLText.escape(strings.deny))</button>
-                <button type="submit" name="decision" value="allow">\(HTMLText.escape(strings.allow))</button>
-                </div>
-                </form>
-
-                """
+            let form = ConsentForm(strings: strings, question: PageText.fill(strings.consentQuestion, client),
+                                   signedInAs: PageText.fill(strings.signedInAs, user), action: action, hidden: hidden(step: "consent"))
+            return try frame(strings.consentTitle).response("consent", form, status: status, extraHeaders: extraHeaders, formsRedirectAway: true)
         case .error(let message, let detail):
-            title = strings.errorTitle
-            body += "<h1>\(HTMLText.escape(strings.errorTitle))</h1>\n"
-            body += "<p class=\"error\" role=\"alert\">\(HTMLText.escape(message))"
-            if let detail { body += " \(HTMLText.escape(detail))" }
-            body += "</p>\n"
+            let page = AuthorizationErrorPage(strings: strings, message: message, detail: detail)
+            return try frame(strings.errorTitle).response("authorize-error", page, status: status, extraHeaders: extraHeaders,
+                                                          formsRedirectAway: true)
         }
-        return """
-            <!DOCTYPE html>
-            <html lang="\(language.rawValue)">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(HTMLText.escape(title)) · \(HTMLText.escape(brand))</title>
-            <style>\(HTMLPage.style)</style>
-            </head>
-            <body>
-            <main>
-            \(body)</main>
-            </body>
-            </html>
-
-            """
     }
+}
 
-    private func formStart(step: String) -> String {
-        var text = "<form method=\"post\" action=\"\(HTMLText.escape(action))\">\n"
-        for (name, value) in hiddenFields + [("step", step)] {
-            text += "<input type=\"hidden\" name=\"\(HTMLText.escape(name))\" value=\"\(HTMLText.escape(value))\">\n"
-        }
-        return text
-    }
+/// The sign-in form of the web front and of `/oauth2/authorize` (`signin.mustache`).
+struct SignInForm: Sendable {
+    var strings: SignInStrings
+    /// "Sign in to …", filled.
+    var heading: String
+    var error: String?
+    var action: String
+    /// The CSRF token and, for OAuth, the authorization request.
+    var hidden: [HiddenField]
+    /// The name typed before, shown again after a refusal.
+    var username: String
+}
 
-    /// The page as a response with `status`, security headers, and `extraHeaders` (a CSRF cookie).
-    func response(status: HTTPResponse.Status = .ok, extraHeaders: HTTPFields = [:]) -> Response {
-        HTMLPage(html: html).response(status: status, extraHeaders: extraHeaders)
-    }
+/// A form field sent back unchanged.
+struct HiddenField: Sendable {
+    var name: String
+    var value: String
+}
+
+/// The consent question (`consent.mustache`).
+struct ConsentForm: Sendable {
+    var strings: SignInStrings
+    /// "… wants to …", filled with the client's name.
+    var question: String
+    /// "Signed in as …", filled.
+    var signedInAs: String
+    var action: String
+    var hidden: [HiddenField]
+}
+
+/// The OAuth error page (`authorize-error.mustache`).
+struct AuthorizationErrorPage: Sendable {
+    var strings: SignInStrings
+    var message: String
+    var detail: String?
 }

@@ -1,6 +1,6 @@
 /// The words of the sign-in, consent and error pages, one table per ``PageLanguage``.
 ///
-/// `%@` placeholders are filled with HTML-escaped values by ``SignInPage``.
+/// `%@` placeholders are filled by `PageText.fill(_:_:)`; the page templates escape the result.
 struct SignInStrings: Sendable {
     var signInTitle: String
     /// "Sign in to %@" (the brand).

@@ -7,21 +7,28 @@ import WOPICore
 extension AuthorizationServer {
     static let csrfCookie = "wopi_csrf"
 
+    /// `body`'s page, or the 503 page when the store fails under it.
+    func page(_ request: Request, _ context: some RequestContext, _ body: () async throws -> Response) async throws -> Response {
+        let language = PageLanguage(culture: request.uri.queryParameters.get("rs"), acceptLanguage: request.headers[.acceptLanguage])
+        return try await PageFailure.guarding(request, logger: context.logger, language: language, brand: backend.configuration.brandName,
+                                              basePath: basePath, body)
+    }
+
     /// `GET`: validates the request and shows the sign-in page.
     func showAuthorization(_ request: Request, context: some RequestContext) async throws -> Response {
         let acceptLanguage = request.headers[.acceptLanguage]
         let fields: FormFields
         do { fields = try FormFields(encoded: request.uri.query) } catch {
             let language = PageLanguage(culture: Self.rawQueryValue(request, "rs"), acceptLanguage: acceptLanguage)
-            return errorPage(.badRequest, detail: Self.describe(error), language: language)
+            return try errorPage(.badRequest, detail: Self.describe(error), language: language)
         }
         let language = PageLanguage(culture: fields["rs"], acceptLanguage: acceptLanguage)
         let authorization: AuthorizationRequest
         do { authorization = try AuthorizationRequest(fields, clients: clients) } catch {
-            return refusal(error, fields: fields, language: language)
+            return try refusal(error, fields: fields, language: language)
         }
         let (csrf, cookie) = csrfToken(request)
-        return signInPage(authorization, language: language, csrf: csrf, username: "", error: nil, status: .ok, cookie: cookie)
+        return try signInPage(authorization, language: language, csrf: csrf, username: "", error: nil, status: .ok, cookie: cookie)
     }
 
     /// `POST`: the sign-in form (`step=signin`) or the consent form (`step=consent`).
@@ -29,17 +36,17 @@ extension AuthorizationServer {
         let acceptLanguage = request.headers[.acceptLanguage]
         let fields: FormFields
         do { fields = try await Self.formBody(request) } catch let problem as FormFields.Problem {
-            return errorPage(.badRequest, detail: Self.describe(problem), language: PageLanguage(culture: nil, acceptLanguage: acceptLanguage))
+            return try errorPage(.badRequest, detail: Self.describe(problem), language: PageLanguage(culture: nil, acceptLanguage: acceptLanguage))
         }
         let language = PageLanguage(culture: fields["rs"], acceptLanguage: acceptLanguage)
         // CSRF: the form's token must equal the cookie set with the page (double-submit).
-        guard let cookie = Self.cookie(Self.csrfCookie, in: request), let sent = fields["csrf"], !cookie.isEmpty,
+        guard let cookie = request.cookies[Self.csrfCookie]?.value, let sent = fields["csrf"], !cookie.isEmpty,
               ConstantTime.equal(cookie, sent) else {
-            return errorPage(.formExpired, detail: nil, language: language)
+            return try errorPage(.formExpired, detail: nil, language: language)
         }
         let authorization: AuthorizationRequest
         do { authorization = try AuthorizationRequest(fields, clients: clients) } catch {
-            return refusal(error, fields: fields, language: language)
+            return try refusal(error, fields: fields, language: language)
         }
         switch fields["step"] {
         case "signin"?:
@@ -47,7 +54,7 @@ extension AuthorizationServer {
         case "consent"?:
             return try await consent(authorization, fields: fields, csrf: cookie, language: language)
         default:
-            return errorPage(.badRequest, detail: "step must be signin or consent.", language: language)
+            return try errorPage(.badRequest, detail: "step must be signin or consent.", language: language)
         }
     }
 
@@ -65,8 +72,8 @@ extension AuthorizationServer {
             var headers = HTTPFields()
             headers[.retryAfter] = String(Int(wait.rounded(.up)))
             let minutes = String(max(1, Int((wait / 60).rounded(.up))))
-            return signInPage(authorization, language: language, csrf: csrf, username: username,
-                              error: HTMLUnescaped.fill(strings.tooManyAttempts, minutes), status: .tooManyRequests, extra: headers)
+            return try signInPage(authorization, language: language, csrf: csrf, username: username,
+                                  error: PageText.fill(strings.tooManyAttempts, minutes), status: .tooManyRequests, extra: headers)
         }
         // No account has an empty or over-long name (`wopi users add` allows 1 to 64 characters): skip the lookup.
         let user = (1...64).contains(username.count) ? try await backend.store.user(named: username) : nil
@@ -77,7 +84,7 @@ extension AuthorizationServer {
             backend.configuration.monitor.metrics?.recordSignIn(outcome: "failed")
             backend.audit(.signInFailed, user: String(username.prefix(64)), details: ["reason": "wrong_credentials"])
             await throttle.recordFailure(key, now: now)
-            return signInPage(authorization, language: language, csrf: csrf, username: username, error: strings.wrongCredentials,
+            return try signInPage(authorization, language: language, csrf: csrf, username: username, error: strings.wrongCredentials,
                               status: .unauthorized)
         }
         await throttle.reset(key)
@@ -91,14 +98,14 @@ extension AuthorizationServer {
         let page = SignInPage(kind: .consent(client: authorization.client.displayName, user: user.displayName), language: language,
                               brand: backend.configuration.brandName, action: basePath + "/oauth2/authorize",
                               hiddenFields: authorization.carriedFields + [("csrf", csrf), ("ticket", ticket.sealed(with: try await consentKey()))])
-        return page.response()
+        return try page.response()
     }
 
     private func consent(_ authorization: AuthorizationRequest, fields: FormFields, csrf: String, language: PageLanguage) async throws -> Response {
         guard let sealed = fields["ticket"], let ticket = ConsentTicket(sealed: sealed, key: try await consentKey(), now: now),
               ticket.fingerprint == authorization.fingerprint.hex, SecretDigest(of: csrf).hex == ticket.csrfDigest,
               let userID = ResourceID(ticket.userID), try await backend.store.user(id: userID) != nil else {
-            return errorPage(.formExpired, detail: nil, language: language)
+            return try errorPage(.formExpired, detail: nil, language: language)
         }
         switch fields["decision"] {
         case "allow"?:
@@ -106,7 +113,7 @@ extension AuthorizationServer {
         case "deny"?:
             return Self.redirect(to: authorization.errorRedirect("access_denied", "the user denied access"))
         default:
-            return errorPage(.badRequest, detail: "decision must be allow or deny.", language: language)
+            return try errorPage(.badRequest, detail: "decision must be allow or deny.", language: language)
         }
     }
 
@@ -122,28 +129,28 @@ extension AuthorizationServer {
     // MARK: Pages and responses
 
     private func signInPage(_ authorization: AuthorizationRequest, language: PageLanguage, csrf: String, username: String, error: String?,
-                            status: HTTPResponse.Status, cookie: String? = nil, extra: HTTPFields = [:]) -> Response {
+                            status: HTTPResponse.Status, cookie: Cookie? = nil, extra: HTTPFields = [:]) throws -> Response {
         var headers = extra
-        if let cookie { headers[.setCookie] = cookie }
+        if let cookie { headers[.setCookie] = cookie.description }
         let page = SignInPage(kind: .signIn(username: username, error: error), language: language, brand: backend.configuration.brandName,
                               action: basePath + "/oauth2/authorize", hiddenFields: authorization.carriedFields + [("csrf", csrf)])
-        return page.response(status: status, extraHeaders: headers)
+        return try page.response(status: status, extraHeaders: headers)
     }
 
-    private func errorPage(_ message: SignInStrings.Message, detail: String?, language: PageLanguage) -> Response {
-        SignInPage(kind: .error(message: language.strings.text(message), detail: detail), language: language,
+    private func errorPage(_ message: SignInStrings.Message, detail: String?, language: PageLanguage) throws -> Response {
+        try SignInPage(kind: .error(message: language.strings.text(message), detail: detail), language: language,
                    brand: backend.configuration.brandName, action: "", hiddenFields: [])
             .response(status: .badRequest)
     }
 
-    private func refusal(_ refusal: AuthorizationRequest.Refusal, fields: FormFields, language: PageLanguage) -> Response {
+    private func refusal(_ refusal: AuthorizationRequest.Refusal, fields: FormFields, language: PageLanguage) throws -> Response {
         switch refusal {
         case .page(let message, let detail):
-            return errorPage(message, detail: detail, language: language)
+            return try errorPage(message, detail: detail, language: language)
         case .redirect(let error, let description):
             // Only reached once client and redirect URI are trusted; rebuild just enough to address the answer.
             guard let clientID = fields["client_id"], let client = clients.first(where: { $0.id == clientID }) else {
-                return errorPage(.badRequest, detail: description, language: language)
+                return try errorPage(.badRequest, detail: description, language: language)
             }
             let target = fields.nonEmpty("redirect_uri").flatMap(client.registeredRedirect(matching:)) ?? client.redirectURIs.first ?? ""
             return Self.redirect(to: RedirectURI.appending([("error", error), ("error_description", description), ("state", fields["state"])],
@@ -159,25 +166,13 @@ extension AuthorizationServer {
     }
 
     /// The CSRF token of this browser: its cookie's value when it has a well-formed one, else a new one to set.
-    private func csrfToken(_ request: Request) -> (token: String, setCookie: String?) {
-        if let existing = Self.cookie(Self.csrfCookie, in: request), existing.utf8.count == 43, Base64URL.decode(existing) != nil {
+    private func csrfToken(_ request: Request) -> (token: String, setCookie: Cookie?) {
+        if let existing = request.cookies[Self.csrfCookie]?.value, existing.utf8.count == 43, Base64URL.decode(existing) != nil {
             return (existing, nil)
         }
         let token = Base64URL.randomToken()
-        let secure = backend.configuration.publicURL.scheme?.lowercased() == "https" ? "; Secure" : ""
-        return (token, "\(Self.csrfCookie)=\(token); Path=\(basePath)/oauth2; HttpOnly; SameSite=Lax\(secure)")
-    }
-
-    static func cookie(_ name: String, in request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-                    return parts[1].trimmingCharacters(in: .whitespaces)
-                }
-            }
-        }
-        return nil
+        let secure = backend.configuration.publicURL.scheme?.lowercased() == "https"
+        return (token, Cookie(name: Self.csrfCookie, value: token, path: "\(basePath)/oauth2", secure: secure, httpOnly: true, sameSite: .lax))
     }
 
     /// `rs` straight from the query, for choosing the language of a page about a malformed query.
@@ -194,12 +189,5 @@ extension AuthorizationServer {
         case .duplicate(let name): "The parameter \(name) appears more than once."
         case .malformed(let name): "The parameter \(name) is not valid percent-encoded UTF-8."
         }
-    }
-}
-
-/// Fills `%@` in a localized template without escaping (the page escapes the whole message).
-enum HTMLUnescaped {
-    static func fill(_ template: String, _ value: String) -> String {
-        template.replacingOccurrences(of: "%@", with: value)
     }
 }
