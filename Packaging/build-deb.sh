@@ -8,8 +8,11 @@ cd "$(dirname "$0")/.."
 out=${1:-.build/deb}
 mkdir -p "$out"
 
-swift build -c release --static-swift-stdlib --product wopi >&2
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+# The static Foundation links the system libcurl and libxml2 (URLSession, XMLParser): building needs their
+# -dev packages (libcurl4-openssl-dev, libxml2-dev); the package then depends on their runtime libraries.
+build=(-c release --static-swift-stdlib)
+swift build "${build[@]}" --product wopi >&2
+bin=$(swift build "${build[@]}" --show-bin-path)
 version=$("$bin/wopi" --version)
 arch=$(dpkg --print-architecture)
 name="wopikit_${version}_${arch}"

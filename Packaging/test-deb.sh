@@ -38,12 +38,13 @@ fi
 
 cp "$deb" "$root/tmp/wopikit.deb"
 in_root apt-get update -qq >/dev/null
-DEBIAN_FRONTEND=noninteractive in_root apt-get install -y -qq /tmp/wopikit.deb >/dev/null || fail "apt-get install ./$(basename "$deb")"
+in_root DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/wopikit.deb > "$root/tmp/apt.log" 2>&1 \
+  || { cat "$root/tmp/apt.log" >&2; fail "apt-get install ./$(basename "$deb")"; }
 echo "test-deb: installed $(basename "$deb")"
 
 [[ "$(in_root wopi --version)" == "$version" ]] || fail "wopi --version is not $version"
 in_root getent passwd wopikit >/dev/null || fail "postinst did not create the wopikit user"
-[[ "$(stat -c '%U:%G %a' "$root/etc/wopikit/serve.json")" == "root:wopikit 640" ]] || fail "serve.json's owner or mode"
+[[ "$(in_root stat -c '%U:%G %a' /etc/wopikit/serve.json)" == "root:wopikit 640" ]] || fail "serve.json's owner or mode"
 
 expected='ms-word:ofe|u|https://contoso/Q4/budget.docx|p|clouddrive|c|folderviewQ4'
 link=$(in_root wopi link --app word --mode edit --url https://contoso/Q4/budget.docx --passback clouddrive --context folderviewQ4)
