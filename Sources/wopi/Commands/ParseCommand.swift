@@ -32,7 +32,7 @@ struct ParseCommand: ParsableCommand {
     func run() throws {
         let message: OfficeURLMessage
         do { message = try OfficeURLMessage(string: string) } catch { throw ValidationError(error.description) }
-        print(try Self.json(for: message))
+        Console.line(try Self.json(for: message))
     }
 
     /// The JSON object for a parsed URL; keys in a fixed order, slashes unescaped.

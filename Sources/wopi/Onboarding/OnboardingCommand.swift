@@ -34,7 +34,7 @@ struct OnboardingCommand: AsyncParsableCommand {
                 providerID: try await store.hostSetting(named: OnboardingSettings.providerID))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(form.document) + Data("\n".utf8))
+            Console.line(String(decoding: try encoder.encode(form.document), as: UTF8.self))
         }
     }
 }
