@@ -84,7 +84,7 @@ import WOPIValidator
 
         // validate finds them without --testcases: it gets as far as the (unreachable) host.
         let validate = try await Self.run(["validate", "--wopi-src", "http://127.0.0.1:9/wopi/files/x.wopitest", "--access-token", "tok-1234",
-                                           "--test", "GetFile.Success"], environment: environment)
+                                           "--test", "files.GetFileReturnsVersion"], environment: environment)
         #expect(validate.exitCode == 1, "\(validate.stdout)\n\(validate.stderr)")
         #expect(Self.lines(validate.stdout).last == "0 passed, 1 failed, 1 skipped", "\(validate.stdout)")
     }

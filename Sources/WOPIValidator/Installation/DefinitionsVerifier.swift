@@ -15,10 +15,12 @@ public enum DefinitionsVerifier {
         guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
         defer { try? handle.close() }
         var hasher = SHA256()
-        while true {
-            guard let block = try? handle.read(upToCount: 1 << 16) else { return nil }
-            if block.isEmpty { break }
-            hasher.update(data: block)
+        do {
+            while let block = try handle.read(upToCount: 1 << 16), !block.isEmpty {
+                hasher.update(data: block)
+            }
+        } catch {
+            return nil
         }
         return hex(hasher.finalize())
     }
