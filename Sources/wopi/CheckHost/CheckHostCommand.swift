@@ -35,7 +35,8 @@ struct CheckHostCommand: AsyncParsableCommand {
                 --bootstrapper https://wopi.contoso.com/wopibootstrapper --username tester --password "$PW" \\
                 --junit check-host.xml
 
-            Exit status: 0 ready, 1 not ready, 2 bad input.
+            Exit status: 0 ready, 1 not ready, 2 bad input. A closed stdout stops the run quietly with 1, \
+            SIGINT and SIGTERM with 128 + the signal's number; the scratch file is deleted first.
             """
     )
 

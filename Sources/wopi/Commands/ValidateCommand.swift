@@ -38,7 +38,9 @@ struct ValidateCommand: AsyncParsableCommand {
               wopi serve --discovery discovery.xml …
               wopi validate --wopi-src … --access-token … --proof-key current.pem --proof-key-old old.pem
 
-            Exit status: 0 when no case failed, 1 when any failed, 2 for invalid input.
+            Exit status: 0 when no case failed, 1 when any failed, 2 for invalid input. A closed stdout or \
+            stderr (`wopi validate … | head -1`) stops the run quietly with 1; SIGINT and SIGTERM stop it after the \
+            running case's cleanup requests, with 128 + the signal's number.
             """
     )
 
