@@ -43,7 +43,7 @@ import WOPIValidator
                 Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
             }
         }
-        return try await LoopbackServer.withRunning(router, body)
+        return try await ValidatorStandInHost.serve(router, body)
     }
 
     static func temporaryFolder() throws -> URL {

@@ -31,7 +31,7 @@ struct ValidatorStandInHost {
         let files = ValidatorStandInFiles(faults: faults)
         let router = Router()
         routes(router, files)
-        return try await LoopbackServer.withRunning(router) { url in
+        return try await serve(router) { url in
             await files.setBase(url)
             do {
                 let result = try await body(ValidatorStandInHost(baseURL: url, files: files))
@@ -226,11 +226,11 @@ actor ValidatorStandInFiles {
     }
 }
 
-/// Runs a Hummingbird router on 127.0.0.1 and an ephemeral port for the duration of `body`.
-enum LoopbackServer {
-    static func withRunning<T: Sendable>(_ router: Router<BasicRequestContext>, _ body: @Sendable (URL) async throws -> T) async throws -> T {
+extension ValidatorStandInHost {
+    /// Runs a Hummingbird router on 127.0.0.1 and an ephemeral port for the duration of `body`.
+    static func serve<T: Sendable>(_ router: Router<BasicRequestContext>, _ body: @Sendable (URL) async throws -> T) async throws -> T {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "LoopbackServer")
+        var logger = Logger(label: "ValidatorStandInHost")
         logger.logLevel = .critical
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { channel in
