@@ -107,6 +107,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // Issue 12: the validator signs proofs with the client's RSA keys.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                // SHA-256 of the definitions `wopi validator fetch` installs.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -147,7 +149,9 @@ let package = Package(
         // Crypto: the SHA-256 the documentation snippets' PKCE sign-in passes in (CryptoKit on iOS).
         .testTarget(name: "OfficeURLSchemeTests", dependencies: ["OfficeURLScheme", .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: strictSettings),
-        .testTarget(name: "WOPICoreTests", dependencies: ["WOPICore"], swiftSettings: strictSettings),
+        // Resources: Microsoft's proof-key test vectors (figures from its WOPI docs samples, MIT).
+        .testTarget(name: "WOPICoreTests", dependencies: ["WOPICore"], resources: [.copy("Resources/proof-key-vectors.json")],
+                    swiftSettings: strictSettings),
         .testTarget(
             name: "WOPIHostTests",
             dependencies: [

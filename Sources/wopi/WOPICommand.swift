@@ -12,7 +12,7 @@ struct WOPICommand: AsyncParsableCommand {
             The WOPI host:    serve, users, files, token, activities
             Sign-in:          app-signin
             Office simulator: simulate
-            Checks:           validate, proof, check-host, onboarding
+            Checks:           validate, validator, proof, check-host, onboarding
             Operations:       locks, config (and files history, files restore)
 
             Storage: --data DIR (SQLite and bodies), or --database postgres://… (WOPI_DATABASE_URL) with \
@@ -27,7 +27,7 @@ struct WOPICommand: AsyncParsableCommand {
             AppSigninCommand.self,
             SimulateCommand.self,
             ActivitiesCommand.self, SharesCommand.self,
-            ValidateCommand.self, ProofCommand.self, CheckHostCommand.self, OnboardingCommand.self,
+            ValidateCommand.self, ValidatorCommand.self, ProofCommand.self, CheckHostCommand.self, OnboardingCommand.self,
             LocksCommand.self, ConfigCommand.self,
         ]
     )
@@ -35,6 +35,7 @@ struct WOPICommand: AsyncParsableCommand {
     /// Runs the command and maps errors to the exit codes the tool promises: invalid input is
     /// exit 2 with exactly one line on stderr, never a usage dump or a stack trace.
     static func main() async {
+        Console.start(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -48,7 +49,7 @@ struct WOPICommand: AsyncParsableCommand {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) } // --help, --version
             let message = message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? "\(error)"
-            FileHandle.standardError.write(Data("wopi: error: \(message)\n".utf8))
+            Console.line("wopi: error: \(message)", to: .standardError)
             Foundation.exit(code == .validationFailure || error is CLIError.InvalidInput ? 2 : 1)
         }
     }

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import WOPICore
 
-/// Microsoft's proof-key test vectors (`shared/proof-keys/vectors.json`, beside the project).
+/// Microsoft's proof-key test vectors: figures from the proof-key samples of Microsoft's WOPI documentation
+/// (Office-Online-Test-Tools-and-Documentation, `samples/python/proof_keys/tests.py`, MIT licence), kept as
+/// data in `Resources/proof-key-vectors.json`; its `source` field names the exact file and commit.
 struct ProofKeyVectors: Decodable {
     struct Discovery: Decodable {
         var value: String
@@ -28,25 +30,13 @@ struct ProofKeyVectors: Decodable {
     var discovery: Discovery
     var cases: [Case]
 
-    /// The vectors file, found from this source file so that it works from any working directory:
-    /// `<project>/Tests/WOPICoreTests/<file>` → `<project>/../shared/proof-keys/vectors.json`.
-    static let url: URL = URL(fileURLWithPath: #filePath)
-        .resolvingSymlinksInPath()
-        .deletingLastPathComponent()  // → Tests/WOPICoreTests
-        .deletingLastPathComponent()  // → Tests
-        .deletingLastPathComponent()  // → the project root
-        .deletingLastPathComponent()  // → its parent, which holds shared/
-        .appendingPathComponent("shared/proof-keys/vectors.json")
+    /// The vectors file, a resource of this test target.
+    static let url: URL? = Bundle.module.url(forResource: "proof-key-vectors", withExtension: "json")
 
     /// Loads the vectors; a missing or unreadable file is a test failure, never a skip.
     static func load() throws -> ProofKeyVectors {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            Issue.record("proof-key vectors missing at \(url.path): \(error)")
-            throw error
-        }
+        let url = try #require(Self.url, "proof-key-vectors.json is missing from the WOPICoreTests resources")
+        let data = try Data(contentsOf: url)
         return try JSONDecoder().decode(ProofKeyVectors.self, from: data)
     }
 
@@ -67,7 +57,7 @@ struct ProofKeyVectors: Decodable {
 
     /// The case loaded by name, so tests can pick specific vectors.
     func `case`(named name: String) throws -> Case {
-        try #require(cases.first { $0.name == name }, "vector \(name) missing from \(Self.url.path)")
+        try #require(cases.first { $0.name == name }, "vector \(name) missing from proof-key-vectors.json")
     }
 }
 

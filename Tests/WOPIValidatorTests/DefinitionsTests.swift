@@ -4,10 +4,13 @@ import Testing
 
 @Suite("Parsing Microsoft's TestCases.xml")
 struct DefinitionsTests {
-    let definitions = Fixtures.definitions
+    var definitions: ValidatorDefinitions {
+        get throws { try Fixtures.definitions() }
+    }
 
     @Test("the real file parses into its groups, prereqs, resources and schemas")
-    func realFileShape() {
+    func realFileShape() throws {
+        let definitions = try self.definitions
         #expect(definitions.groups.count == 33)
         #expect(definitions.prerequisiteCases.count == 27)
         #expect(definitions.resources.count == 19)
@@ -24,6 +27,7 @@ struct DefinitionsTests {
 
     @Test("group sizes and prerequisites match the file")
     func groupDetails() throws {
+        let definitions = try self.definitions
         let locks = try #require(definitions.group(named: "Locks"))
         #expect(locks.cases.count == 13)
         #expect(locks.prerequisiteNames == ["WopiValidatorPrereq", "FileEditingPrereq", "LocksPrereq"])
@@ -35,8 +39,9 @@ struct DefinitionsTests {
 
     @Test("every request element in the file is understood")
     func everyRequestKindParsed() throws {
+        let definitions = try self.definitions
         // Count request elements in the raw XML, independently of the parser, and compare.
-        let xml = try String(contentsOf: Fixtures.testCasesURL, encoding: .utf8)
+        let xml = try String(contentsOf: Fixtures.testCasesURL(), encoding: .utf8)
         var rawCounts: [String: Int] = [:]
         for kind in RequestKind.allCases {
             rawCounts[kind.rawValue] = xml.components(separatedBy: "<\(kind.rawValue) ").count - 1
@@ -62,6 +67,7 @@ struct DefinitionsTests {
 
     @Test("validators and state savers come through with their attributes")
     func validatorDetails() throws {
+        let definitions = try self.definitions
         let prereq = try #require(definitions.prerequisiteCase(named: "WopiValidatorPrereq"))
         let validators = try #require(prereq.requests[0].validators)
         #expect(validators.count == 2)
@@ -78,6 +84,7 @@ struct DefinitionsTests {
 
     @Test("the WOPIKit selection plans every WopiCore and OfficeNativeClient case outside the excluded groups")
     func plannedSelection() throws {
+        let definitions = try self.definitions
         let target = try ConformanceTarget(wopiSrc: FakeWOPIHost.wopiSrc, accessToken: "t")
         let runner = ConformanceRunner(definitions: definitions, target: target, transport: FakeWOPIHost())
         let planned = runner.plannedCases()
@@ -116,6 +123,7 @@ struct DefinitionsTests {
 
     @Test("resource stand-in bytes follow the original runner's rule")
     func resourceContent() throws {
+        let definitions = try self.definitions
         let word = try #require(definitions.resource(id: "WordSimpleDocument"))
         #expect(word.content == Array("WordSimpleDocumentResources\\WordSimpleDocument.docxWordSimpleDocument.docx".utf8))
         #expect(try #require(definitions.resource(id: "ZeroByteFile")).content.isEmpty)

@@ -9,7 +9,7 @@ struct RunnerTests {
              policy: ValidationPolicy = .wopiKit) async throws -> RunReport {
         let target = try ConformanceTarget(wopiSrc: FakeWOPIHost.wopiSrc, accessToken: FakeWOPIHost.token, accessTokenTTL: 1)
         let selection = RunSelection(onlyGroups: groups, onlyCases: cases)
-        let runner = ConformanceRunner(definitions: Fixtures.definitions, target: target, selection: selection, policy: policy, transport: host)
+        let runner = ConformanceRunner(definitions: try Fixtures.definitions(), target: target, selection: selection, policy: policy, transport: host)
         return await runner.run()
     }
 
@@ -101,11 +101,67 @@ struct RunnerTests {
             func send(_ request: TransportRequest) async throws -> TransportResponse { throw Refused() }
         }
         let target = try ConformanceTarget(wopiSrc: FakeWOPIHost.wopiSrc, accessToken: "t")
-        let runner = ConformanceRunner(definitions: Fixtures.definitions, target: target,
+        let runner = ConformanceRunner(definitions: try Fixtures.definitions(), target: target,
                                        selection: RunSelection(onlyGroups: ["Locks"]), transport: Refusing())
         let report = await runner.run()
         #expect(report.totals.passed == 0)
         #expect(report.totals.skipped == 13)
         #expect(report.results[0].errors.first?.hasPrefix("ExceptionValidator: Exception thrown while executing") == true)
+    }
+
+    @Test("a failed WopiValidatorPrereq is one failure, sent once, naming how many cases it kept from running")
+    func requiredPrerequisiteFails() async throws {
+        let host = FakeWOPIHost(faults: .init(omitOwnerId: true))
+        let report = try await run(host)
+        let failure = try #require(report.prerequisiteFailures.first)
+        #expect(report.prerequisiteFailures.count == 1)
+        #expect(failure.name == "WopiValidatorPrereq" && failure.failingRequest?.status == 200)
+        #expect(failure.errors.contains { $0.contains("OwnerId") }, "\(failure.errors)")
+        #expect(failure.blockedCases == report.results.count && report.results.count >= 30)
+        #expect(report.results.allSatisfy { $0.status == .skipped && $0.blockingPrerequisite == "WopiValidatorPrereq" })
+        #expect(report.totals == RunReport.Totals(passed: 0, failed: 1, skipped: report.results.count))
+        #expect(failure.blockedLine == "WopiValidatorPrereq failed: \(report.results.count) cases not run")
+        // The skip lines name the prerequisite; only the failure carries the reason.
+        #expect(report.results.allSatisfy { !$0.summaryLine.contains("OwnerId") })
+        #expect(failure.summaryLine.hasPrefix("FAIL prerequisite WopiValidatorPrereq: CheckFileInfo request failed. [HTTP 200] "))
+        #expect(failure.summaryLine.contains(" body: {\"BaseFileName\":\"test.wopitest\""), "\(failure.summaryLine)")
+        #expect(await host.requests.count == 1, "the failed prerequisite is not sent again")
+    }
+
+    @Test("feature gates only ask whether the host claims a feature; WopiValidatorPrereq checks what every host must answer")
+    func featureGates() throws {
+        let definitions = try Fixtures.definitions()
+        #expect(try #require(definitions.prerequisiteCase(named: "LocksPrereq")).isFeatureGate)
+        #expect(try #require(definitions.prerequisiteCase(named: "UserCanNotWriteRelativePrereq")).isFeatureGate)
+        #expect(try #require(definitions.prerequisiteCase(named: "WopiValidatorPrereq")).isFeatureGate == false)
+    }
+
+    @Test("request records never hold the access token")
+    func recordsAreMasked() async throws {
+        let report = try await run(FakeWOPIHost(faults: .init(omitItemVersion: true)), groups: ["FileVersion", "Locks"])
+        let records = report.results.flatMap(\.requests)
+        #expect(!records.isEmpty)
+        #expect(records.allSatisfy { !$0.url.contains(FakeWOPIHost.token) && !$0.requestHeaders.contains { $0.value.contains(FakeWOPIHost.token) } })
+        #expect(records.contains { $0.url.contains("access_token=[redacted]") })
+    }
+
+    @Test("a cancelled run stops between cases and reports only the cases that finished")
+    func cancellationStops() async throws {
+        /// Cancels the task that sends once the host has seen 20 requests.
+        struct CancellingTransport: WOPITransport {
+            let host: FakeWOPIHost
+            func send(_ request: TransportRequest) async throws -> TransportResponse {
+                if await host.requests.count >= 20 { withUnsafeCurrentTask { $0?.cancel() } }
+                return try await host.send(request)
+            }
+        }
+        let host = FakeWOPIHost()
+        let target = try ConformanceTarget(wopiSrc: FakeWOPIHost.wopiSrc, accessToken: FakeWOPIHost.token, accessTokenTTL: 1)
+        let runner = ConformanceRunner(definitions: try Fixtures.definitions(), target: target,
+                                       selection: RunSelection(onlyGroups: RunnerTests.groups), transport: CancellingTransport(host: host))
+        // Its own task, so the cancellation stays there.
+        let report = await Task { await runner.run() }.value
+        #expect(report.results.count > 0 && report.results.count < runner.plannedCases().count, "\(report.results.count) cases")
+        #expect(report.results.allSatisfy { $0.status == .passed }, "no case is reported as failed by the cancellation")
     }
 }

@@ -9,18 +9,19 @@ import WOPIValidator
 /// request with the matching private keys, so the ProofKeys group runs too (issue 12). Prints one line per case
 /// and the totals line; any failed case fails the test.
 @Suite(.serialized) struct ConformanceTests {
-    /// `../shared/wopi-validator/TestCases.xml`, found from this file or the working directory, or `$WOPI_VALIDATOR_DIR`.
+    /// Microsoft's TestCases.xml, found as `wopi validator` finds it ($WOPI_VALIDATOR_DIR, then the XDG data
+    /// folder). Without it, each test that needs it fails with one line naming `wopi validator fetch`.
     static func testCasesURL() throws -> URL {
-        if let override = ProcessInfo.processInfo.environment["WOPI_VALIDATOR_DIR"] {
-            return URL(fileURLWithPath: override).appendingPathComponent("TestCases.xml")
+        do {
+            return try DefinitionsLocation.find(environment: ProcessInfo.processInfo.environment).testCasesURL
+        } catch {
+            throw DefinitionsMissing(description: error.description)
         }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let candidates = [
-            packageRoot.deletingLastPathComponent().appendingPathComponent("shared/wopi-validator/TestCases.xml"),
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("../shared/wopi-validator/TestCases.xml"),
-        ]
-        return try #require(candidates.first { FileManager.default.fileExists(atPath: $0.path) },
-                            "TestCases.xml not found at \(candidates.map(\.path)); set WOPI_VALIDATOR_DIR")
+    }
+
+    /// The one line a test fails with when Microsoft's definitions are not installed.
+    struct DefinitionsMissing: Error, CustomStringConvertible {
+        let description: String
     }
 
     static func json(_ result: WopiProcess.Result, _ what: String) throws -> [String: Any] {

@@ -1,15 +1,20 @@
+import WOPICore
+
 /// Runs Microsoft's WOPI validator definitions against a host, with the semantics of Microsoft's own runner
 /// (`wopi-validator-core`'s `TestCaseExecutor`):
 ///
 /// - Cases are selected by category (`WopiCore` always) and group; excluded and `HasDelay` groups do not run.
 /// - Before every case, its group's prerequisite cases run; the first one that does not pass turns the case
-///   into a skip that names it.
+///   into a skip that names it. A prerequisite that fails for the host's fault (not a feature gate, or no
+///   normal answer) also counts once as a failure, and is not sent again in that run.
 /// - A case's requests run in order with fresh ``SavedState``; each response is checked by the mandatory
 ///   Content-Length check plus its validators (status 200 when none are declared); the first request with a
 ///   failure fails the case. After a passing request, its `<SaveState>` values are stored.
-/// - `<CleanupRequests>` always run afterwards; their outcome is recorded, never judged.
+/// - `<CleanupRequests>` always run afterwards, even when the run is cancelled; their outcome is recorded, never judged.
 /// - The User-Agent is `Microsoft Office WOPI Validator/1.0` when `OfficeNativeClient` is selected or the case
 ///   belongs to it, as the original sends it.
+///
+/// Request records hold no secret: the access token, and `Bearer`, token and password fields, are masked.
 ///
 /// Deviations, all deliberate: ``ValidationPolicy`` may require headers the XML leaves optional; a request
 /// that cannot be built (missing `$State:` value) fails its case instead of aborting the whole run; prerequisite
@@ -56,15 +61,26 @@ public struct ConformanceRunner: Sendable {
     }
 
     /// Runs every planned case one after another, calling `progress` as each finishes.
-    public func run(progress: @Sendable (TestCaseResult) async -> Void = { _ in }) async -> RunReport {
+    ///
+    /// A prerequisite that fails as a failure of the host (``TestCase/isFeatureGate``) is reported once,
+    /// through `prerequisiteFailed`, and not sent again: the cases it keeps from running are skipped and
+    /// name it. The run stops early, between cases, when its task is cancelled; the report then holds the
+    /// cases that finished.
+    public func run(progress: @Sendable (TestCaseResult) async -> Void = { _ in },
+                    prerequisiteFailed: @Sendable (PrerequisiteFailure) async -> Void = { _ in }) async -> RunReport {
         var results: [TestCaseResult] = []
+        var failedPrerequisites: [PrerequisiteFailure] = []
         for (group, testCase) in plannedCases() {
+            if Task.isCancelled { break }
             let result: TestCaseResult
             if group.hasDelay && !selection.includesDelayedGroups {
                 result = TestCaseResult(group: group.name, name: testCase.name, category: testCase.category.rawValue,
                                         status: .skipped, message: "group \(group.name) uses delays; not run", errors: [], requests: [])
             } else {
-                result = await run(testCase, in: group)
+                let known = failedPrerequisites.count
+                result = await run(testCase, in: group, failedPrerequisites: &failedPrerequisites)
+                if Task.isCancelled { break }
+                for failure in failedPrerequisites[known...] { await prerequisiteFailed(failure) }
             }
             results.append(result)
             await progress(result)
@@ -72,23 +88,42 @@ public struct ConformanceRunner: Sendable {
         let excluded = selection.excludedGroups.filter { exclusion in
             definitions.groups.contains { $0.name.lowercased() == exclusion.name.lowercased() }
         }
-        return RunReport(results: results, excludedGroups: excluded)
+        for index in failedPrerequisites.indices {
+            failedPrerequisites[index].blockedCases = results.count { $0.blockingPrerequisite == failedPrerequisites[index].name }
+        }
+        return RunReport(results: results, excludedGroups: excluded, prerequisiteFailures: failedPrerequisites)
     }
 
     /// Runs one case with its group's prerequisites.
     public func run(_ testCase: TestCase, in group: TestGroup) async -> TestCaseResult {
+        var failures: [PrerequisiteFailure] = []
+        return await run(testCase, in: group, failedPrerequisites: &failures)
+    }
+
+    private func run(_ testCase: TestCase, in group: TestGroup, failedPrerequisites: inout [PrerequisiteFailure]) async -> TestCaseResult {
         let userAgent = selection.categories.contains(.officeNativeClient) || testCase.category == .officeNativeClient
             ? Self.nativeClientUserAgent : nil
+        func skipped(_ message: String, errors: [String], requests: [RequestRecord], blockedBy: String?) -> TestCaseResult {
+            TestCaseResult(group: group.name, name: testCase.name, category: testCase.category.rawValue, status: .skipped,
+                           message: message, errors: errors, requests: requests, blockingPrerequisite: blockedBy)
+        }
         for prereqName in group.prerequisiteNames {
+            if let failure = failedPrerequisites.first(where: { $0.name == prereqName }) {
+                return skipped("Prerequisites failed: \(prereqName)", errors: failure.errors, requests: [], blockedBy: prereqName)
+            }
             guard let prereq = definitions.prerequisiteCase(named: prereqName) else {
-                return TestCaseResult(group: group.name, name: testCase.name, category: testCase.category.rawValue, status: .skipped,
-                                      message: "Prerequisites failed: \(prereqName) is not defined", errors: [], requests: [])
+                return skipped("Prerequisites failed: \(prereqName) is not defined", errors: [], requests: [], blockedBy: nil)
             }
             let outcome = await execute(prereq, userAgent: userAgent)
-            if outcome.status != .passed {
-                return TestCaseResult(group: group.name, name: testCase.name, category: testCase.category.rawValue, status: .skipped,
-                                      message: "Prerequisites failed: \(prereqName)", errors: outcome.errors, requests: outcome.requests)
+            guard outcome.status != .passed else { continue }
+            let failingStatus = outcome.requests.last { !$0.failures.isEmpty }?.status
+            // A feature gate that got a normal answer only says the host does not claim the feature.
+            if prereq.isFeatureGate, failingStatus == 200 {
+                return skipped("Prerequisites failed: \(prereqName)", errors: outcome.errors, requests: outcome.requests, blockedBy: nil)
             }
+            failedPrerequisites.append(PrerequisiteFailure(name: prereqName, message: outcome.message, errors: outcome.errors,
+                                                           requests: outcome.requests))
+            return skipped("Prerequisites failed: \(prereqName)", errors: outcome.errors, requests: outcome.requests, blockedBy: prereqName)
         }
         let outcome = await execute(testCase, userAgent: userAgent)
         return TestCaseResult(group: group.name, name: testCase.name, category: testCase.category.rawValue, status: outcome.status,
@@ -145,16 +180,25 @@ public struct ConformanceRunner: Sendable {
             }
         }
 
-        for definition in testCase.cleanupRequests where definition.kind.isExecutable && definition.kind != .delay {
-            guard let request = try? builder.build(definition, state: state) else {
-                records.append(RequestRecord(name: definition.kind.rawValue, method: "", url: "", requestHeaders: [], status: 0,
-                                             responseHeaders: [], responseBody: "no content: request failed", failures: [], isCleanup: true))
-                continue
+        // Cleanup restores the host (unlocks, deletes what the case made); it runs even when the run is being
+        // cancelled, so an interrupted run leaves no lock behind.
+        let finalState = state
+        records += await Task {
+            var cleanup: [RequestRecord] = []
+            for definition in testCase.cleanupRequests where definition.kind.isExecutable && definition.kind != .delay {
+                guard let request = try? builder.build(definition, state: finalState) else {
+                    cleanup.append(RequestRecord(name: definition.kind.rawValue, method: "", url: "", requestHeaders: [], status: 0,
+                                                 responseHeaders: [], responseBody: "no content: request failed", failures: [], isCleanup: true))
+                    continue
+                }
+                let response = await send(request, expectsText: definition.kind.expectsTextResponse)
+                cleanup.append(record(definition, request, response, failures: [], isCleanup: true))
             }
-            let response = await send(request, expectsText: definition.kind.expectsTextResponse)
-            records.append(record(definition, request, response, failures: [], isCleanup: true))
-        }
+            return cleanup
+        }.value
         outcome.requests = records
+        let redactor = SecretRedactor(knownSecrets: [target.accessToken])
+        outcome.errors = outcome.errors.map(redactor.redact)
         return outcome
     }
 
@@ -176,9 +220,11 @@ public struct ConformanceRunner: Sendable {
         } else {
             body = "Non text content"
         }
-        return RequestRecord(name: definition.kind.rawValue, method: request.method, url: request.url, requestHeaders: request.headers,
-                             status: response.status, responseHeaders: response.headers, responseBody: body,
-                             failures: failures, isCleanup: isCleanup)
+        let redactor = SecretRedactor(knownSecrets: [target.accessToken])
+        return RequestRecord(name: definition.kind.rawValue, method: request.method, url: redactor.redact(request.url),
+                             requestHeaders: request.headers.map { HeaderField($0.name, redactor.redact($0.value)) },
+                             status: response.status, responseHeaders: response.headers.map { HeaderField($0.name, redactor.redact($0.value)) },
+                             responseBody: redactor.redact(body), failures: failures.map(redactor.redact), isCleanup: isCleanup)
     }
 
     /// The value a `<State>` entry saves: a header, or a JSON path's scalar rendered as text.

@@ -4,7 +4,7 @@ public struct RunReport: Sendable, Hashable, Codable {
     public struct Totals: Sendable, Hashable, Codable {
         /// Cases that passed.
         public var passed = 0
-        /// Cases that failed.
+        /// Cases that failed, and prerequisites that failed for the host's fault (``PrerequisiteFailure``).
         public var failed = 0
         /// Cases skipped (failed prerequisite or delayed group).
         public var skipped = 0
@@ -24,16 +24,19 @@ public struct RunReport: Sendable, Hashable, Codable {
     public let results: [TestCaseResult]
     /// Groups that were left out, with reasons.
     public let excludedGroups: [ExcludedGroup]
+    /// Prerequisites that failed for the host's fault; each counts as one failure.
+    public let prerequisiteFailures: [PrerequisiteFailure]
 
     /// Creates a report.
-    public init(results: [TestCaseResult], excludedGroups: [ExcludedGroup]) {
+    public init(results: [TestCaseResult], excludedGroups: [ExcludedGroup], prerequisiteFailures: [PrerequisiteFailure] = []) {
         self.results = results
         self.excludedGroups = excludedGroups
+        self.prerequisiteFailures = prerequisiteFailures
     }
 
-    /// The totals.
+    /// The totals: every case once, and each ``PrerequisiteFailure`` as one more failure.
     public var totals: Totals {
-        var totals = Totals()
+        var totals = Totals(failed: prerequisiteFailures.count)
         for result in results {
             switch result.status {
             case .passed: totals.passed += 1

@@ -24,9 +24,13 @@ public struct TestCaseResult: Sendable, Hashable, Codable {
     public let errors: [String]
     /// Every request sent, cleanup included (for a skip: the failed prerequisite's requests).
     public let requests: [RequestRecord]
+    /// For a skip: the prerequisite that failed as a failure of the host (a ``PrerequisiteFailure``) and
+    /// kept this case from running; `nil` for a skip because the host does not claim a feature.
+    public let blockingPrerequisite: String?
 
     /// Creates a result.
-    public init(group: String, name: String, category: String, status: Status, message: String, errors: [String], requests: [RequestRecord]) {
+    public init(group: String, name: String, category: String, status: Status, message: String, errors: [String], requests: [RequestRecord],
+                blockingPrerequisite: String? = nil) {
         self.group = group
         self.name = name
         self.category = category
@@ -34,13 +38,14 @@ public struct TestCaseResult: Sendable, Hashable, Codable {
         self.message = message
         self.errors = errors
         self.requests = requests
+        self.blockingPrerequisite = blockingPrerequisite
     }
 
     /// The request whose validation failed, when there is one.
     public var failingRequest: RequestRecord? { requests.last { !$0.failures.isEmpty } }
 
     /// The line printed for this case, e.g. `PASS Locks/Lock.Success` or
-    /// `FAIL FileVersion/GetFile.ItemVersion: GetFile request failed. 'X-WOPI-ItemVersion' header is not present …`.
+    /// `FAIL FileVersion/GetFile.ItemVersion: GetFile request failed. [HTTP 200] 'X-WOPI-ItemVersion' header is not present … body: …`.
     public var summaryLine: String {
         let label: String
         switch status {
@@ -48,15 +53,36 @@ public struct TestCaseResult: Sendable, Hashable, Codable {
         case .failed: label = "FAIL"
         case .skipped: label = "SKIP"
         }
-        var line = "\(label) \(group)/\(name)"
-        if status != .passed {
-            line += ": " + message
-            if let failing = failingRequest, status == .failed {
-                line += " [HTTP \(failing.status)]"
-            }
-            if !errors.isEmpty { line += " " + errors.joined(separator: "; ") }
+        let line = "\(label) \(group)/\(name)"
+        return status == .passed ? line : line + ": " + detail
+    }
+
+    /// Why the case did not pass, on one line: the message; for a failure the HTTP status, the validation
+    /// failures and up to ``bodyExcerptLength`` characters of the body answered. A skip behind a
+    /// ``PrerequisiteFailure`` only names it (its reason is reported once, with the failure).
+    public var detail: String {
+        guard status != .passed else { return "passed" }
+        var line = message
+        if status == .failed {
+            line += Self.failureDetail(request: failingRequest, errors: errors)
+        } else if blockingPrerequisite == nil, !errors.isEmpty {
+            line += " " + errors.joined(separator: "; ")
         }
         return line.replacingNewlines()
+    }
+
+    /// How much of a response body a failure line shows.
+    public static let bodyExcerptLength = 300
+
+    static func failureDetail(request: RequestRecord?, errors: [String]) -> String {
+        var line = ""
+        if let request { line += " [HTTP \(request.status)]" }
+        if !errors.isEmpty { line += " " + errors.joined(separator: "; ") }
+        if let request, !request.responseBody.isEmpty {
+            let body = request.responseBody
+            line += " body: " + String(body.prefix(bodyExcerptLength)) + (body.count > bodyExcerptLength ? "…" : "")
+        }
+        return line
     }
 }
 

@@ -21,21 +21,25 @@ struct CheckHostCommand: AsyncParsableCommand {
             property set to null and LastModifiedTime in ISO 8601 UTC
               validator  Microsoft's validator definitions for the categories a phone needs (WopiCore, \
             OfficeNativeClient) on a .wopitest file it creates next to yours with PutRelativeFile and deletes \
-            afterwards
+            afterwards, also on SIGINT, SIGTERM or a closed stdout (a host without PutRelativeFile: name an \
+            existing .wopitest file with --scratch-file and --scratch-token). The family passes only when the \
+            validator really ran: a failed WopiValidatorPrereq, or a category with no case run, is "not ready"
               scenarios  every `wopi simulate` scenario that applies: with only --access-token the file \
             scenarios; with --bootstrapper and a sign-in (--username/--password or --app-signin-command) \
             all of them
 
             The scenarios edit, rename and copy the file: use a test file. One line per check, then the \
             verdict line ("verdict: ready" or "verdict: not ready: …" naming every failed check; warnings \
-            counted apart). --junit writes the same checks as JUnit XML for CI (one testsuite per family).
+            counted apart). --junit writes the same checks as JUnit XML for CI (one testsuite per family). \
+            Tokens, codes, secrets and passwords are masked in both.
 
             Example:
               wopi check-host --wopi-src https://wopi.contoso.com/wopi/files/F1 --access-token "$TOKEN" \\
                 --bootstrapper https://wopi.contoso.com/wopibootstrapper --username tester --password "$PW" \\
                 --junit check-host.xml
 
-            Exit status: 0 ready, 1 not ready, 2 bad input.
+            Exit status: 0 ready, 1 not ready, 2 bad input. A closed stdout stops the run quietly with 1, \
+            SIGINT and SIGTERM with 128 + the signal's number; the scratch file is deleted first.
             """
     )
 
@@ -69,8 +73,16 @@ struct CheckHostCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the checks as JUnit XML to this file.", valueName: "file"))
     var junit: String?
 
-    @Option(help: ArgumentHelp("Path to Microsoft's TestCases.xml (JsonSchemas beside it).", discussion: "Default: ../shared/wopi-validator/TestCases.xml from the current directory.", valueName: "path"))
+    @Option(help: ArgumentHelp("Path to Microsoft's TestCases.xml (JsonSchemas beside it).", discussion: "Default: found as `wopi validator show` says.", valueName: "path"))
     var testcases: String?
+
+    @Option(name: .customLong("scratch-file"), help: ArgumentHelp(
+        "The WOPISrc of an existing .wopitest file to run Microsoft's validator on, for hosts without PutRelativeFile (with --scratch-token).",
+        valueName: "url"))
+    var scratchFile: String?
+
+    @Option(name: .customLong("scratch-token"), help: ArgumentHelp("An access token for the --scratch-file, for a user who may write it.", valueName: "token"))
+    var scratchToken: String?
 
     func validate() throws {
         guard let url = URLComponents(string: wopiSrc), url.scheme == "http" || url.scheme == "https", url.host?.isEmpty == false,
@@ -96,20 +108,21 @@ struct CheckHostCommand: AsyncParsableCommand {
                 throw ValidationError("--junit '\(junit)': the folder \(folder) does not exist")
             }
         }
-        if !FileManager.default.fileExists(atPath: testCasesPath) {
-            throw ValidationError("TestCases.xml not found at \(testCasesPath); give --testcases")
+        if (scratchFile == nil) != (scratchToken == nil) { throw ValidationError("--scratch-file and --scratch-token go together") }
+        if let scratchFile, let scratchToken {
+            guard let url = URLComponents(string: scratchFile), url.scheme == "http" || url.scheme == "https", url.host?.isEmpty == false,
+                  url.queryItems?.contains(where: { $0.name == "access_token" }) != true else {
+                throw ValidationError("--scratch-file '\(scratchFile)' is not an http(s) WOPISrc (without access_token; give that with --scratch-token)")
+            }
+            guard !scratchToken.isEmpty, scratchToken.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+                throw ValidationError("--scratch-token must be a non-empty token without spaces")
+            }
         }
+        _ = try DefinitionsLookup.locate(testcases: testcases)
     }
 
-    private var testCasesPath: String { testcases ?? ValidateCommand.defaultTestCasesPath }
-
     func run() async throws {
-        let definitions: ValidatorDefinitions
-        do {
-            definitions = try ValidatorDefinitions.load(testCasesAt: URL(fileURLWithPath: testCasesPath))
-        } catch {
-            throw ValidationError("\(testCasesPath): \(error.description)")
-        }
+        let definitions = try DefinitionsLookup.load(testcases: testcases)
         let report = CheckReport()
         let environment = ProcessInfo.processInfo.environment
         let registration = OfficeClientRegistration(
@@ -121,23 +134,26 @@ struct CheckHostCommand: AsyncParsableCommand {
             let app = appSigninCommand.map { ShellAppSignInLauncher(command: $0) }
             return HostChecks.SignIn(bootstrapperURL: url, webCredentials: web, installedApp: app, registration: registration)
         }
+        let scratch = scratchFile.flatMap { file in scratchToken.map { HostChecks.ScratchFile(wopiSrc: file, accessToken: $0) } }
         let checks = HostChecks(wopiSrc: wopiSrc, accessToken: accessToken, bootstrapper: bootstrapper, signIn: signIn,
-                                definitions: definitions)
-        try await checks.run { check in
-            report.add(check)
-            FileHandle.standardOutput.write(Data((Self.line(for: check) + "\n").utf8))
+                                definitions: definitions, scratchFile: scratch)
+        try await Interruption.run {
+            try await checks.run { check in
+                report.add(check)
+                Console.line(Self.line(for: check))
+            }
         }
         let all = report.checks
         let failed = all.filter { $0.outcome == .failed }
         let verdict = Self.verdict(all)
         if let junit {
             do {
-                try Data(JUnitReport(checks: all).xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
+                try Data(JUnitReport(checks: all, redact: Console.redact).xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
             } catch {
                 throw ValidationError("--junit '\(junit)' cannot be written: \(error.localizedDescription)")
             }
         }
-        FileHandle.standardOutput.write(Data((verdict + "\n").utf8))
+        Console.line(verdict)
         if !failed.isEmpty { throw ExitCode(1) }
     }
 

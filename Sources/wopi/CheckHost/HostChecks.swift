@@ -17,11 +17,19 @@ struct HostChecks: Sendable {
         var canSignIn: Bool { webCredentials != nil || installedApp != nil }
     }
 
+    /// An existing `.wopitest` file to run Microsoft's validator on (`--scratch-file`, `--scratch-token`),
+    /// for hosts without PutRelativeFile. It is the user's: never deleted.
+    struct ScratchFile: Sendable {
+        var wopiSrc: String
+        var accessToken: String
+    }
+
     let wopiSrc: String
     let accessToken: String
     let bootstrapper: String?
     let signIn: SignIn?
     let definitions: ValidatorDefinitions
+    var scratchFile: ScratchFile? = nil
 
     /// The passback scheme the scenarios' invoke URI carries, so upload-pending can show its passbacks.
     static let passbackScheme = "wopicheckhost"
@@ -30,8 +38,9 @@ struct HostChecks: Sendable {
         let fileInfo: Data? = try await HTTPClientSimulatorTransport.withTransport { transport in
             try await rules(transport, report)
         }
-        guard let fileInfo else { return }
+        guard let fileInfo, !Task.isCancelled else { return }
         try await validator(report)
+        guard !Task.isCancelled else { return }
         try await scenarios(fileInfo, report)
     }
 
@@ -113,54 +122,120 @@ struct HostChecks: Sendable {
 
     // MARK: Validator
 
-    /// Creates `check-host-<id>.wopitest` beside the file with PutRelativeFile, runs WopiCore and
-    /// OfficeNativeClient on it with Microsoft's semantics, and deletes it.
+    /// Runs WopiCore and OfficeNativeClient with Microsoft's semantics on a scratch `.wopitest` file: the one
+    /// given with `--scratch-file`, or `check-host-<id>.wopitest` created beside the file with PutRelativeFile
+    /// and deleted afterwards, whatever ends the run (failure, SIGINT, SIGTERM, a closed stdout).
+    ///
+    /// The family passes only when the validator really ran: no prerequisite failed for the host's fault, and
+    /// each category that applies had cases that ran.
     private func validator(_ report: @escaping @Sendable (ReadinessCheck) -> Void) async throws {
         let suite = "validator"
-        let scratchName = "check-host-\(UUID().uuidString.prefix(8)).wopitest"
-        let created: (wopiSrc: String, token: String)? = try await HTTPClientSimulatorTransport.withTransport { transport in
-            guard let url = fileURL() else { return nil }
-            let request = SimulatorRequest(method: "POST", url: url, headers: [
-                SimulatorHeader("X-WOPI-Override", "PUT_RELATIVE"), SimulatorHeader("X-WOPI-SuggestedTarget", scratchName),
-                SimulatorHeader("X-WOPI-Size", "0"), SimulatorHeader("Content-Type", "application/octet-stream"),
-            ], body: Data())
-            guard let answer = try? await transport.send(request), answer.status == 200,
-                  let link = ((try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any])?["Url"] as? String,
-                  var components = URLComponents(string: link), let token = components.queryItems?.first(where: { $0.name == "access_token" })?.value
-            else { return nil }
-            components.queryItems = components.queryItems?.filter { $0.name != "access_token" }
-            if components.queryItems?.isEmpty == true { components.queryItems = nil }
-            return components.string.map { ($0, token) }
-        }
-        guard let created else {
-            report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .failed,
-                                  detail: "PutRelativeFile could not create \(scratchName) beside the file, so Microsoft's validator cannot run"))
-            return
+        let scratch: ScratchFile
+        let isOurs: Bool
+        if let scratchFile {
+            scratch = scratchFile
+            isOurs = false
+            report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .passed, detail: "using the given \(scratchFile.wopiSrc)"))
+        } else {
+            let scratchName = "check-host-\(UUID().uuidString.prefix(8)).wopitest"
+            // Not cancellable: once the host made the file, its address must be known so it can be deleted.
+            switch await Task(operation: { await createScratchFile(named: scratchName) }).value {
+            case .success(let created):
+                scratch = created
+                isOurs = true
+                report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .passed, detail: "created \(scratchName) with PutRelativeFile"))
+            case .failure(let reason):
+                report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .failed,
+                                      detail: "PutRelativeFile could not create \(scratchName) beside the file (\(reason)), so Microsoft's "
+                                        + "validator cannot run; name an existing .wopitest file with --scratch-file and --scratch-token"))
+                return
+            }
         }
         let target: ConformanceTarget
         do {
-            target = try ConformanceTarget(wopiSrc: created.wopiSrc, accessToken: created.token, accessTokenTTL: 0)
+            target = try ConformanceTarget(wopiSrc: scratch.wopiSrc, accessToken: scratch.accessToken, accessTokenTTL: 0)
         } catch {
             report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .failed, detail: "\(error)"))
             return
         }
-        report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .passed, detail: "created \(scratchName) with PutRelativeFile"))
         try await AsyncHTTPClientTransport.withTransport { transport in
-            let runner = ConformanceRunner(definitions: definitions, target: target, selection: .wopiKit, policy: .original, transport: transport)
-            _ = await runner.run { result in
+            let selection = RunSelection.wopiKit
+            let runner = ConformanceRunner(definitions: definitions, target: target, selection: selection, policy: .original, transport: transport)
+            let run = await runner.run(progress: { result in
                 let outcome: ReadinessCheck.Outcome = switch result.status {
                 case .passed: .passed
                 case .failed: .failed
                 case .skipped: .skipped
                 }
-                let detail = result.status == .passed ? "passed" : String(result.summaryLine.drop { $0 != ":" }.dropFirst().prefix(400)).trimmingCharacters(in: .whitespaces)
-                report(ReadinessCheck(suite: suite, name: "\(result.group)/\(result.name)", outcome: outcome, detail: detail))
+                report(ReadinessCheck(suite: suite, name: "\(result.group)/\(result.name)", outcome: outcome, detail: result.detail))
+            }, prerequisiteFailed: { failure in
+                report(ReadinessCheck(suite: suite, name: "prerequisite/\(failure.name)", outcome: .failed, detail: failure.detail))
+            })
+            if isOurs {
+                // Not cancellable either: the scratch file is the checker's own and goes on every way out
+                // (best effort; a host without DeleteFile keeps it).
+                let delete = TransportRequest(method: "POST", url: scratch.wopiSrc + "?access_token=" + Self.percentEncoded(scratch.accessToken),
+                                              headers: [HeaderField("X-WOPI-Override", "DELETE")], body: [])
+                _ = await Task { try? await transport.send(delete) }.value
             }
-            // The scratch file is the checker's own: remove it (best effort; a host without DeleteFile keeps it).
-            let delete = TransportRequest(method: "POST", url: created.wopiSrc + "?access_token=" + Self.percentEncoded(created.token),
-                                          headers: [HeaderField("X-WOPI-Override", "DELETE")], body: [])
-            _ = try? await transport.send(delete)
+            guard !Task.isCancelled else { return }
+            report(Self.validatorVerdict(run, categories: selection.categories))
         }
+    }
+
+    /// Whether the validator vouches for the host: it ran each category's cases and no prerequisite failed.
+    static func validatorVerdict(_ run: RunReport, categories: Set<TestCategory>) -> ReadinessCheck {
+        let name = "ran"
+        if let failure = run.prerequisiteFailures.first {
+            return ReadinessCheck(suite: "validator", name: name, outcome: .failed,
+                                  detail: "no case could vouch for the host: \(failure.blockedLine) (see validator prerequisite/\(failure.name))")
+        }
+        let idle = categories.sorted { $0.rawValue < $1.rawValue }.filter { category in
+            !run.results.contains { $0.category == category.rawValue && $0.status != .skipped }
+        }
+        guard idle.isEmpty else {
+            return ReadinessCheck(suite: "validator", name: name, outcome: .failed,
+                                  detail: "no \(idle.map(\.rawValue).joined(separator: " or ")) case ran (\(run.totals.line))")
+        }
+        return ReadinessCheck(suite: "validator", name: name, outcome: run.totals.failed == 0 ? .passed : .failed,
+                              detail: run.totals.line)
+    }
+
+    /// PutRelativeFile of an empty `name` beside the file: the new file's WOPISrc and token, or why not
+    /// (the HTTP status and the start of the masked body).
+    private func createScratchFile(named name: String) async -> Result<ScratchFile, ScratchFailure> {
+        guard let url = fileURL() else { return .failure(ScratchFailure("the WOPISrc does not form a URL")) }
+        do {
+            return try await HTTPClientSimulatorTransport.withTransport { transport in
+                let request = SimulatorRequest(method: "POST", url: url, headers: [
+                    SimulatorHeader("X-WOPI-Override", "PUT_RELATIVE"), SimulatorHeader("X-WOPI-SuggestedTarget", name),
+                    SimulatorHeader("X-WOPI-Size", "0"), SimulatorHeader("Content-Type", "application/octet-stream"),
+                ], body: Data())
+                let answer = try await transport.send(request)
+                let body = String(Console.redact(String(decoding: answer.body, as: UTF8.self)).split(whereSeparator: \.isNewline).joined(separator: " "))
+                let excerpt = body.isEmpty ? "no body"
+                    : "body: " + String(body.prefix(TestCaseResult.bodyExcerptLength)) + (body.count > TestCaseResult.bodyExcerptLength ? "…" : "")
+                guard answer.status == 200 else { return .failure(ScratchFailure("HTTP \(answer.status), \(excerpt)")) }
+                guard let link = ((try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any])?["Url"] as? String,
+                      var components = URLComponents(string: link),
+                      let token = components.queryItems?.first(where: { $0.name == "access_token" })?.value else {
+                    return .failure(ScratchFailure("HTTP 200 without a Url holding an access_token, \(excerpt)"))
+                }
+                Console.addSecrets([token])
+                components.queryItems = components.queryItems?.filter { $0.name != "access_token" }
+                if components.queryItems?.isEmpty == true { components.queryItems = nil }
+                guard let wopiSrc = components.string else { return .failure(ScratchFailure("its Url '\(link)' is not a URL")) }
+                return .success(ScratchFile(wopiSrc: wopiSrc, accessToken: token))
+            }
+        } catch {
+            return .failure(ScratchFailure("no answer: \(error)"))
+        }
+    }
+
+    /// Why the scratch file could not be made.
+    struct ScratchFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     /// A token percent-encoded for a query string.

@@ -4,9 +4,11 @@ import WOPICore
 
 /// `wopi check-host --junit`: the checks as JUnit XML, one `<testsuite>` per family (rule, validator,
 /// scenario), one `<testcase>` per check; a failed check carries `<failure>`, a skipped one `<skipped>`,
-/// a warning passes with its detail in `<system-out>` prefixed `warning:`.
+/// a warning passes with its detail in `<system-out>` prefixed `warning:`. Every text goes through
+/// `redact` before it is escaped, so no token reaches a CI artifact.
 struct JUnitReport {
     let checks: [ReadinessCheck]
+    var redact: @Sendable (String) -> String = { SecretRedactor().redact($0) }
 
     var xml: String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -39,7 +41,7 @@ struct JUnitReport {
 
     /// XML text and attribute escaping; control characters XML 1.0 cannot carry become spaces.
     private func e(_ text: String) -> String {
-        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+        let cleaned = String(String.UnicodeScalarView(redact(text).unicodeScalars.map { scalar in
             scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r" ? " " : scalar
         }))
         return MarkupEscaping.escape(cleaned)

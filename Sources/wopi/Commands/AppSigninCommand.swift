@@ -63,10 +63,10 @@ struct AppSigninCommand: AsyncParsableCommand {
         }
         switch outcome {
         case .success(let answer):
-            print(answer.string)
+            Console.unmasked(answer.string)
         case .failure(let failure):
-            print(try signIn.errorResponse(OAuthAuthorizationError(code: failure.code, description: failure.description)).string)
-            FileHandle.standardError.write(Data("wopi: error: \(failure.description)\n".utf8))
+            Console.line(try signIn.errorResponse(OAuthAuthorizationError(code: failure.code, description: failure.description)).string)
+            Console.line("wopi: error: \(failure.description)", to: .standardError)
             throw ExitCode(1)
         }
     }

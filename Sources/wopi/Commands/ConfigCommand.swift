@@ -30,7 +30,7 @@ struct ConfigCommand: AsyncParsableCommand {
             guard result.problems.isEmpty else {
                 throw CLIError.InvalidInput("\(config): " + result.problems.joined(separator: "; "))
             }
-            print("ok: \(result.settings) setting\(result.settings == 1 ? "" : "s") in \(config)")
+            Console.line("ok: \(result.settings) setting\(result.settings == 1 ? "" : "s") in \(config)")
         }
     }
 }

@@ -43,13 +43,13 @@ struct DoctorCommand: ParsableCommand {
             throw ValidationError(error.description)
         }
         guard !findings.isEmpty else {
-            print("\(path): no problems found.")
+            Console.line("\(path): no problems found.")
             return
         }
-        print("\(path): \(findings.count) problem\(findings.count == 1 ? "" : "s") found.")
+        Console.line("\(path): \(findings.count) problem\(findings.count == 1 ? "" : "s") found.")
         for finding in findings {
-            print("- \(finding.problem)")
-            print("  fix: \(finding.fix)")
+            Console.line("- \(finding.problem)")
+            Console.line("  fix: \(finding.fix)")
         }
         throw ExitCode(1)
     }

@@ -104,5 +104,5 @@ func isoTimestamp(_ date: Date) -> String {
 /// Prints a JSON array on stdout with sorted keys.
 func printJSONArray(_ array: [[String: Any]]) throws {
     let data = try JSONSerialization.data(withJSONObject: array, options: [.sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
+    Console.line(String(decoding: data, as: UTF8.self))
 }

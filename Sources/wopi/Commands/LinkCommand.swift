@@ -71,9 +71,9 @@ struct LinkCommand: ParsableCommand {
     func run() throws {
         let invoke = try makeInvokeURI()
         for warning in invoke.warnings {
-            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+            Console.line("warning: \(warning)", to: .standardError)
         }
-        print(percentEncoded ? invoke.percentEncodedString : invoke.string)
+        Console.unmasked(percentEncoded ? invoke.percentEncodedString : invoke.string)
     }
 
     func makeInvokeURI() throws -> OfficeInvokeURI {

@@ -32,7 +32,8 @@ struct ParseCommand: ParsableCommand {
     func run() throws {
         let message: OfficeURLMessage
         do { message = try OfficeURLMessage(string: string) } catch { throw ValidationError(error.description) }
-        print(try Self.json(for: message))
+        // The decoding of what the user handed in, sign-in codes included: the command's product, not an echo.
+        Console.unmasked(try Self.json(for: message))
     }
 
     /// The JSON object for a parsed URL; keys in a fixed order, slashes unescaped.

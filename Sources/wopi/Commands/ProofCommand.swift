@@ -79,7 +79,7 @@ extension ProofCommand {
                 throw ValidationError(error.description)
             }
             for field in headers.fields {
-                print("\(field.name): \(field.value)")
+                Console.line("\(field.name): \(field.value)")
             }
         }
     }
@@ -159,7 +159,7 @@ extension ProofCommand {
                 proofOldHeader: proofOld,
                 now: now.flatMap(Self.parseNow) ?? Date()
             )
-            print(result.description)
+            Console.line(result.description)
             if !result.isValid {
                 throw ExitCode(1)
             }
@@ -243,9 +243,9 @@ extension ProofCommand {
                 } catch {
                     throw ValidationError("cannot write --discovery \(discovery): \(error.localizedDescription)")
                 }
-                print("wrote private key \(privateKey) and discovery \(discovery)")
+                Console.line("wrote private key \(privateKey) and discovery \(discovery)")
             } else {
-                print(xml, terminator: "")
+                Console.write(Console.redact(xml), to: .standardOutput)
             }
         }
     }

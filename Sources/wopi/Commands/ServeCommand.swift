@@ -148,7 +148,8 @@ struct ServeCommand: AsyncParsableCommand {
             lines.append("    token:   wopi token --user \(demo.user.name) --file \(file.id) \(storageOptions)")
         }
         // Written straight to the descriptor: stdout may be a buffered pipe, and the welcome must show before the server blocks.
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        // The demo password is this output's point: shown once, unmasked.
+        Console.unmasked(lines.joined(separator: "\n"))
     }
 }
 
@@ -216,8 +217,9 @@ struct OfficeSignInOptions: ParsableArguments {
             if let providerID = registration.providerID { lines.append("  provider id:     \(providerID)") }
             lines.append("  iOS URL schemes: \(schemes.isEmpty ? "(none; add --ios-url-scheme for app-to-app sign-in)" : schemes.joined(separator: ", "))")
             lines.append("  your app signs in as client \(FirstPartyApp.clientID) with PKCE, redirect URI \(FirstPartyApp.redirectURI(scheme: schemes.first ?? FirstPartyApp.fallbackScheme))")
-            // Written straight to the file handle: stdout may be a pipe, and this must show before the server blocks.
-            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            // Written straight to the descriptor: stdout may be a pipe, and this must show before the server blocks.
+            // The generated client secret is this output's point: shown once, unmasked.
+            Console.unmasked(lines.joined(separator: "\n"))
         }
     }
 

@@ -248,7 +248,7 @@ struct SimulateCommand: AsyncParsableCommand {
             Self.write(json ? Self.jsonLine(StepJSON(step: step, failure: failure)) : Self.line(for: step, json: false))
             var message = "wopi: simulate: \(failure.step.title) failed: \(failure.reason)\n"
             if let answer = failure.answer { message += "  host answered: \(answer)\n" }
-            FileHandle.standardError.write(Data(message.utf8))
+            Console.write(Console.redact(message), to: .standardError)
             return .failed("at \(failure.step.title): \(failure.reason)")
         }
     }
@@ -270,7 +270,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     /// Writes one line to stdout at once, so a person (or a pipe) sees each step as it ends.
     private static func write(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        Console.line(line)
     }
 
     private static func line(for step: SimulationStep, json: Bool) -> String {

@@ -38,7 +38,7 @@ struct TokenCommand: AsyncParsableCommand {
             guard let role = access.role else { throw CLIError.InvalidInput("'\(user)' may not open file '\(file)': it is neither theirs nor shared with them") }
             let (token, claims) = backend.issueToken(user: caller.id, resource: .file(id))
             try printJSON(["access_token": token, "access_token_ttl": claims.accessTokenTTL, "wopi_src": backend.wopiSrc(.file(id)),
-                           "role": role.rawValue])
+                           "role": role.rawValue], isCredential: true)
         }
     }
 }

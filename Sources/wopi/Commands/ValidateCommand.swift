@@ -13,8 +13,18 @@ struct ValidateCommand: AsyncParsableCommand {
             file's name must end in .wopitest. Tests lock, write, rename and create files next to it.
 
             Each test case prints one line as it finishes (PASS, FAIL or SKIP with the reason), and the run ends \
-            with the totals line "N passed, N failed, N skipped". A case is skipped when one of its group's \
-            prerequisite cases does not pass (for example, the host does not claim the feature).
+            with the totals line "N passed, N failed, N skipped". A FAIL line shows the HTTP status and the start of \
+            the body answered. A case is skipped when one of its group's prerequisite cases does not pass (for \
+            example, the host does not claim the feature). A prerequisite every host must pass (WopiValidatorPrereq: \
+            CheckFileInfo as the schema requires) that fails is itself a failure: printed once, with how many \
+            cases it kept from running.
+
+            Definitions: --testcases, else $WOPI_VALIDATOR_DIR, else $XDG_DATA_HOME/wopikit/wopi-validator \
+            (default ~/.local/share/wopikit/wopi-validator), else share/wopikit/wopi-validator beside the binary's \
+            folder. `wopi validator fetch` installs them; `wopi validator show` says which are used.
+
+            Tokens never show: access tokens, Bearer credentials and token, code, secret and password fields are \
+            masked in every line and in --json.
 
             By default the WopiCore and OfficeNativeClient categories run, without the coauthoring, incremental \
             file transfer and ProofKeys groups, and X-WOPI-ItemVersion is required wherever a test checks it.
@@ -28,7 +38,9 @@ struct ValidateCommand: AsyncParsableCommand {
               wopi serve --discovery discovery.xml …
               wopi validate --wopi-src … --access-token … --proof-key current.pem --proof-key-old old.pem
 
-            Exit status: 0 when no case failed, 1 when any failed, 2 for invalid input.
+            Exit status: 0 when no case failed, 1 when any failed, 2 for invalid input. A closed stdout or \
+            stderr (`wopi validate … | head -1`) stops the run quietly with 1; SIGINT and SIGTERM stop it after the \
+            running case's cleanup requests, with 128 + the signal's number.
             """
     )
 
@@ -43,7 +55,7 @@ struct ValidateCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Path to TestCases.xml; its JsonSchemas folder must sit beside it.",
-        discussion: "Defaults to ../shared/wopi-validator/TestCases.xml relative to the current directory, when that exists."))
+        discussion: "Default: found as `wopi validator show` says."))
     var testcases: String?
 
     @Option(name: .customLong("category"), help: ArgumentHelp(
@@ -86,19 +98,11 @@ struct ValidateCommand: AsyncParsableCommand {
         _ = try selectedCategories()
         if proofKeyOld != nil, proofKey == nil { throw ValidationError("--proof-key-old needs --proof-key") }
         _ = try proofSigner()
-        if testcases == nil, !FileManager.default.fileExists(atPath: Self.defaultTestCasesPath) {
-            throw ValidationError("--testcases is required: \(Self.defaultTestCasesPath) does not exist")
-        }
+        _ = try DefinitionsLookup.locate(testcases: testcases)
     }
 
     func run() async throws {
-        let path = testcases ?? Self.defaultTestCasesPath
-        let definitions: ValidatorDefinitions
-        do {
-            definitions = try ValidatorDefinitions.load(testCasesAt: URL(fileURLWithPath: path))
-        } catch {
-            throw ValidationError("\(path): \(error.description)")
-        }
+        let definitions = try DefinitionsLookup.load(testcases: testcases)
         let signer = try proofSigner()
         let signsProofKeys = signer?.hasDistinctOldKey ?? false
         var excluded = noDefaultExclusions ? [] : ExcludedGroup.wopiKitDefaults
@@ -117,36 +121,37 @@ struct ValidateCommand: AsyncParsableCommand {
         let target = try target()
         let useJSON = json
 
-        let report = try await AsyncHTTPClientTransport.withTransport { transport in
-            let runner = ConformanceRunner(definitions: definitions, target: target, selection: selection, policy: policy, transport: transport,
-                                           proofSigner: signer)
-            if !tests.isEmpty, runner.plannedCases().isEmpty {
-                throw ValidationError("--test: no selected test case is named \(tests.joined(separator: ", "))")
-            }
-            for exclusion in selection.excludedGroups where definitions.group(named: exclusion.name) != nil {
-                Self.emit("EXCLUDED \(exclusion.name): \(exclusion.reason)", toStandardError: useJSON)
-            }
-            return await runner.run { result in
-                Self.emit(result.summaryLine, toStandardError: useJSON)
+        let tests = self.tests
+        let report = try await Interruption.run { [selection] in
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                let runner = ConformanceRunner(definitions: definitions, target: target, selection: selection, policy: policy, transport: transport,
+                                               proofSigner: signer)
+                if !tests.isEmpty, runner.plannedCases().isEmpty {
+                    throw ValidationError("--test: no selected test case is named \(tests.joined(separator: ", "))")
+                }
+                for exclusion in selection.excludedGroups where definitions.group(named: exclusion.name) != nil {
+                    Self.emit("EXCLUDED \(exclusion.name): \(exclusion.reason)", toStandardError: useJSON)
+                }
+                return await runner.run(progress: { result in
+                    Self.emit(result.summaryLine, toStandardError: useJSON)
+                }, prerequisiteFailed: { failure in
+                    Self.emit(failure.summaryLine, toStandardError: useJSON)
+                })
             }
         }
 
+        for failure in report.prerequisiteFailures {
+            Self.emit(failure.blockedLine, toStandardError: json)
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             let document = JSONReport(summary: report.totals.line, totals: report.totals, excludedGroups: report.excludedGroups,
-                                      results: report.results)
-            FileHandle.standardOutput.write(try encoder.encode(document))
-            FileHandle.standardOutput.write(Data("\n".utf8))
+                                      prerequisiteFailures: report.prerequisiteFailures, results: report.results)
+            Console.line(String(decoding: try encoder.encode(document), as: UTF8.self))
         }
         Self.emit(report.totals.line, toStandardError: json)
         if report.totals.failed > 0 { throw ExitCode(1) }
-    }
-
-    /// `../shared/wopi-validator/TestCases.xml` from the current directory (the project's layout).
-    static var defaultTestCasesPath: String {
-        URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-            .appendingPathComponent("../shared/wopi-validator/TestCases.xml").standardizedFileURL.path
     }
 
     /// The signer for `--proof-key` / `--proof-key-old`, or `nil` without them.
@@ -186,8 +191,7 @@ struct ValidateCommand: AsyncParsableCommand {
     }
 
     private static func emit(_ line: String, toStandardError: Bool) {
-        let handle = toStandardError ? FileHandle.standardError : FileHandle.standardOutput
-        handle.write(Data((line + "\n").utf8))
+        Console.line(line, to: toStandardError ? .standardError : .standardOutput)
     }
 
     /// The `--json` document.
@@ -195,6 +199,7 @@ struct ValidateCommand: AsyncParsableCommand {
         let summary: String
         let totals: RunReport.Totals
         let excludedGroups: [ExcludedGroup]
+        let prerequisiteFailures: [PrerequisiteFailure]
         let results: [TestCaseResult]
     }
 }

@@ -91,6 +91,6 @@ struct OnboardingCommand: AsyncParsableCommand {
     private func write(_ document: OnboardingForm.Document) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        FileHandle.standardOutput.write(try encoder.encode(document) + Data("\n".utf8))
+        Console.line(String(decoding: try encoder.encode(document), as: UTF8.self))
     }
 }

@@ -79,8 +79,10 @@ enum PublicURLSetting {
     }
 }
 
-/// Prints one JSON object on stdout with sorted keys.
-func printJSON(_ object: [String: Any]) throws {
+/// Prints one JSON object on stdout with sorted keys; secrets masked unless it is a credential the
+/// command exists to hand out (`wopi token`).
+func printJSON(_ object: [String: Any], isCredential: Bool = false) throws {
     let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
+    let text = String(decoding: data, as: UTF8.self)
+    if isCredential { Console.unmasked(text) } else { Console.line(text) }
 }

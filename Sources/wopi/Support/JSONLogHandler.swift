@@ -27,8 +27,7 @@ struct JSONLogHandler: LogHandler {
         object["level"] = event.level.rawValue
         object["label"] = label
         object["message"] = "\(event.message)"
-        guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
-        line.append(UInt8(ascii: "\n"))
-        FileHandle.standardError.write(line)
+        guard let line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        Console.line(String(decoding: line, as: UTF8.self), to: .standardError)
     }
 }

@@ -41,7 +41,7 @@ struct OperationsOptions: ParsableArguments {
         let json = logFormat == "json"
         LoggingSystem.bootstrap { label in
             if json { return JSONLogHandler(label: label, level: level) }
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = StreamLogHandler(label: label, stream: Console.StandardErrorLog())
             handler.logLevel = level
             return handler
         }

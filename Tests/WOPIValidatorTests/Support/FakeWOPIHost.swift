@@ -13,6 +13,8 @@ actor FakeWOPIHost: WOPITransport {
         var claimNoLocks = false
         /// Answer GetLock without `X-WOPI-Lock`.
         var omitLockOnGetLock = false
+        /// Leave the required `OwnerId` out of CheckFileInfo.
+        var omitOwnerId = false
     }
 
     static let token = "good-token"
@@ -79,7 +81,7 @@ actor FakeWOPIHost: WOPITransport {
 
     private var checkFileInfo: String {
         """
-        {"BaseFileName":"test.wopitest","OwnerId":"alice","Size":\(content.count),"UserId":"alice","Version":"v\(version)",
+        {"BaseFileName":"test.wopitest",\(faults.omitOwnerId ? "" : #""OwnerId":"alice","#)"Size":\(content.count),"UserId":"alice","Version":"v\(version)",
          "UserCanWrite":true,"SupportsUpdate":true,"SupportsLocks":\(!faults.claimNoLocks),"SupportsGetLock":true,
          "SupportsExtendedLockLength":true,"UserCanNotWriteRelative":true,"UserFriendlyName":"Alice"}
         """

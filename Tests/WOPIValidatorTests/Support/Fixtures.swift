@@ -1,40 +1,44 @@
 import Foundation
 import WOPIValidator
 
-/// Locations of the real validator data shipped in the workspace (`../shared/wopi-validator`).
+/// Microsoft's validator definitions, found as `wopi validator` finds them ($WOPI_VALIDATOR_DIR, then the XDG
+/// data folder `wopi validator fetch` installs into). They are not part of the repository: without them, each
+/// test that needs them fails with one line that says how to get them, and every other test still runs.
 enum Fixtures {
-    /// `../shared/wopi-validator` beside the package (found from this file, or from the working directory),
-    /// or `$WOPI_VALIDATOR_DIR` when set (scratch packages that symlink the sources need it).
-    static let validatorDirectory: URL = {
-        if let override = ProcessInfo.processInfo.environment["WOPI_VALIDATOR_DIR"] {
-            return URL(fileURLWithPath: override)
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // Support
-            .deletingLastPathComponent()  // WOPIValidatorTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()  // package root
-        let candidates = [
-            packageRoot.deletingLastPathComponent().appendingPathComponent("shared/wopi-validator"),
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("../shared/wopi-validator"),
-        ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("TestCases.xml").path) } ?? candidates[0]
-    }()
+    /// The definitions folder, or why there is none.
+    static let location: Result<DefinitionsLocation, DefinitionsLocation.NotFound> = Result { () throws(DefinitionsLocation.NotFound) in
+        try DefinitionsLocation.find(environment: ProcessInfo.processInfo.environment)
+    }
 
-    static let testCasesURL = validatorDirectory.appendingPathComponent("TestCases.xml")
-
-    /// The real definitions, parsed once per process.
-    static let definitions: ValidatorDefinitions = {
+    /// The definitions parsed once per process, or the one-line reason they are unavailable.
+    private static let loaded: Result<ValidatorDefinitions, DefinitionsUnavailable> = Result { () throws(DefinitionsUnavailable) in
+        let location: DefinitionsLocation
+        do { location = try Fixtures.location.get() } catch { throw DefinitionsUnavailable(description: "\(error)") }
         do {
-            return try ValidatorDefinitions.load(testCasesAt: testCasesURL)
+            return try ValidatorDefinitions.load(testCasesAt: location.testCasesURL)
         } catch {
-            fatalError("cannot load \(testCasesURL.path) (set WOPI_VALIDATOR_DIR to the wopi-validator folder): \(error)")
+            throw DefinitionsUnavailable(description: "\(location.testCasesURL.path): \(error)")
         }
-    }()
+    }
 
-    static func schema(_ id: String) -> JSONSchema {
-        guard let schema = definitions.schemas[id] else { fatalError("schema \(id) missing") }
-        return schema
+    /// TestCases.xml; throws the one-line reason when there is none.
+    static func testCasesURL() throws -> URL {
+        do { return try location.get().testCasesURL } catch { throw DefinitionsUnavailable(description: "\(error)") }
+    }
+
+    /// The real definitions; throws the one-line reason when they are unavailable.
+    static func definitions() throws -> ValidatorDefinitions {
+        try loaded.get()
+    }
+
+    /// The schemas when the definitions are there, else none (for tests that do not need them).
+    static var schemasIfPresent: [String: JSONSchema] {
+        (try? loaded.get().schemas) ?? [:]
+    }
+
+    /// Why the definitions cannot be used: one line naming `wopi validator fetch`.
+    struct DefinitionsUnavailable: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// A minimal XML document with one prereq case and one group around `requests`.
