@@ -134,6 +134,7 @@ extension WebFrontController {
         }
         let expiry = backend.configuration.now().addingTimeInterval(backend.configuration.shareLinkLifetime)
         let link = backend.shareLink(user: post.user.id, item: post.id, isContainer: isFolder)
+        backend.audit(.shareLinkCreated, file: post.id, user: post.user.name, details: ["kind": isFolder ? "container" : "file", "via": "web"])
         let content = """
             <h1>\(HTMLText.escape(strings.shareTitle))</h1><p>\(HTMLText.fill(strings.shareExplanation, name, FolderPage.time(expiry)))</p>\
             <label for="share-link">\(HTMLText.escape(strings.shareTitle))</label>\
