@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import Testing
 
 /// Nothing secret — passwords tried, codes, refresh tokens, client secrets, WOPI tokens, share links —

@@ -45,8 +45,9 @@ extension SQLiteStore: AuditStore, SignInFailureStore {
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY recorded_at, sequence LIMIT ?
             """
+        let bound = arguments
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
+            try Row.fetchAll(db, sql: sql, arguments: bound).compactMap { row in
                 let time: Double = row["recorded_at"]
                 return AuditEvent(stored: row["event"], time: time, user: row["user_name"], file: row["file_id"], requestID: row["request_id"],
                                   detailsJSON: row["details"])
