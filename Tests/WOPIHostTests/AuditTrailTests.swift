@@ -29,4 +29,36 @@ import WOPICore
             #expect(Array(listed.dropFirst()) == recorded, "every recorded event, in order, before run() returned")
         }
     }
+
+    /// A store that is down for its first `failures` appends.
+    actor FlakyAuditStore: AuditStore {
+        var failuresLeft: Int
+        var stored: [AuditEvent] = []
+        init(failures: Int) { failuresLeft = failures }
+
+        func appendAuditEvents(_ events: [AuditEvent]) throws {
+            guard failuresLeft == 0 else {
+                failuresLeft -= 1
+                throw CocoaError(.fileWriteUnknown)
+            }
+            stored += events
+        }
+
+        func auditEvents(matching filter: AuditFilter, after cursor: AuditCursor?, limit: Int) -> [AuditEntry] { [] }
+        func removeAuditEvents(before cutoff: Date) -> Int { 0 }
+    }
+
+    @Test func eventsRecordedWhileTheStoreIsDownAreWrittenWhenItIsBackWithoutNewEvents() async throws {
+        let store = FlakyAuditStore(failures: 2)
+        let trail = AuditTrail(store: store, retention: nil)
+        let running = Task { await trail.run() }
+        let recorded = (0..<3).map { AuditEvent(.lockBroken, time: now.addingTimeInterval(Double($0)), file: "f\($0)") }
+        for event in recorded { trail.record(event) }
+        let deadline = Date().addingTimeInterval(20)
+        while await store.stored.count < recorded.count, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(await store.stored == recorded, "written in order once the store answers, with nothing new recorded to prompt it")
+        #expect(await store.failuresLeft == 0)
+        trail.finish()
+        await running.value
+    }
 }

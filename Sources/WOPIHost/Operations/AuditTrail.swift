@@ -5,7 +5,8 @@ import Logging
 /// store (``AuditStore``) by one writer, in batches, off the request's path; the trail is pruned of
 /// events older than its retention when it starts and every ``pruneInterval`` after.
 ///
-/// A request never waits for the database: ``record(_:)`` only queues. While the store is down the
+/// A request never waits for the database: ``record(_:)`` only queues, and the writer appends what is
+/// queued in one transaction at most every 100 ms. While the store is down the
 /// writer retries every second, queueing up to ``capacity`` events; beyond that new events are
 /// dropped and counted in a warning. ``run()`` returns once ``finish()`` was called and the queue is
 /// written (`wopi serve` calls it after the last request has drained).
@@ -33,6 +34,8 @@ public final class AuditTrail: @unchecked Sendable {
     public static let pruneInterval: Duration = .seconds(3600)
     /// The most events appended in one step.
     static let batchSize = 500
+    /// The shortest time between two appends: an event is written at once, the ones after it together.
+    static let batchInterval: Duration = .milliseconds(100)
 
     /// A trail appending to `store`, keeping events for `retention` (seconds; `nil`: forever).
     public init(store: any AuditStore, retention: TimeInterval?, logger: Logger = Logger(label: "wopi.audit"),
@@ -79,7 +82,12 @@ public final class AuditTrail: @unchecked Sendable {
                     }
                 }
             }
-            for await _ in wakeUps { await writeQueued(retrying: true) }
+            for await _ in wakeUps {
+                await writeQueued(retrying: true)
+                // What arrives meanwhile goes in the next batch: one commit per interval at most, so a busy
+                // host's trail does not compete with its lock changes for the database's write lock.
+                try? await Task.sleep(for: Self.batchInterval)
+            }
             await writeQueued(retrying: false)
             group.cancelAll()
         }
@@ -95,8 +103,10 @@ public final class AuditTrail: @unchecked Sendable {
         }
     }
 
+    /// Appends what is queued. While running (`retrying`), once, putting back what failed to try again
+    /// later; at the end, until nothing is left or the store fails.
     private func writeQueued(retrying: Bool) async {
-        while true {
+        repeat {
             let (events, dropped) = withQueue { queue in
                 defer { queue.events = []; queue.dropped = 0 }
                 return (queue.events, queue.dropped)
@@ -125,7 +135,8 @@ public final class AuditTrail: @unchecked Sendable {
                     }
                 }
                 try? await Task.sleep(for: .seconds(1))
+                wakeUp.yield()
             }
-        }
+        } while !retrying
     }
 }
