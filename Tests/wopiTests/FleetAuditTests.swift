@@ -216,4 +216,16 @@ struct FleetAuditTests {
             #expect(run.stdout.isEmpty)
         }
     }
+
+    @Test("--audit-days outside 1…36500 is refused with one line, before anything starts")
+    func auditDaysAreChecked() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-audit-days-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        for days in ["0", "-1", "36501", "ninety"] {
+            let run = try WopiProcess.run(["serve", "--audit-days", days, "--port", "0", "--data", data.path], timeout: 30)
+            #expect(run.exitCode == 2, "--audit-days \(days): \(run.exitCode)")
+            #expect(run.stderrLines.count == 1 && run.stderrLines.first?.contains("audit-days") == true, "\(days): \(run.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("wopi.sqlite").path), "nothing was created")
+    }
 }
