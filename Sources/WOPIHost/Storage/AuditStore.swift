@@ -11,7 +11,8 @@ public protocol AuditStore: Sendable {
     func appendAuditEvents(_ events: [AuditEvent]) async throws
 
     /// Up to `limit` events matching `filter`, ordered by time and then by the order they were
-    /// appended, starting after `cursor` (from the start when `nil`). Each page is one read.
+    /// appended, starting after `cursor` (from the start when `nil`). Each page is one read. An event
+    /// of a kind this binary does not know (appended by a newer one) is left out.
     func auditEvents(matching filter: AuditFilter, after cursor: AuditCursor?, limit: Int) async throws -> [AuditEntry]
 
     /// Deletes the events recorded before `cutoff`; returns how many went.
