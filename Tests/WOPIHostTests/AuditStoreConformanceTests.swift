@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import PostgresNIO
 import Testing
 import WOPICore
 @testable import WOPIHost
@@ -42,7 +44,7 @@ struct AuditStoreConformanceTests {
             repeat {
                 let page = try await store.auditEvents(matching: AuditFilter(), after: cursor, limit: 500)
                 #expect(page.count <= 500)
-                listed += page.map(\.event)
+                listed += page.compactMap(\.event)
                 cursor = page.last?.cursor
                 pages += 1
                 if page.count < 500 { break }
@@ -75,6 +77,38 @@ struct AuditStoreConformanceTests {
             var kept: [AuditEvent] = []
             try await store.forEachAuditEvent(matching: AuditFilter()) { kept.append($0) }
             #expect(kept == Array(all[1_000...]))
+        }
+    }
+
+    /// A newer binary's event kind is skipped without ending the listing, whatever the page size.
+    @Test(arguments: StoreKind.allCases)
+    func eventsOfUnknownKindsAreSkippedNotTheEnd(_ kind: StoreKind) async throws {
+        try await StoreUnderTest.with(kind) { _, storage in
+            let store = try trail(storage)
+            let known = events(4)
+            try await store.appendAuditEvents(Array(known[..<2]))
+            let time = start.addingTimeInterval(1.5)
+            switch storage.store {
+            case let sqlite as SQLiteStore:
+                try await sqlite.pool.write { db in
+                    try db.execute(sql: "INSERT INTO audit_events (recorded_at, event, details) VALUES (?, 'future.kind', '{}')",
+                                   arguments: [time.timeIntervalSince1970])
+                }
+            case let postgres as PostgresStore:
+                try await postgres.client.query(
+                    "INSERT INTO audit_events (recorded_at, event, details) VALUES (\(time.timeIntervalSince1970), 'future.kind', '{}')",
+                    logger: postgres.logger)
+            default:
+                Issue.record("an unexpected store")
+            }
+            try await store.appendAuditEvents(Array(known[2...]))
+            let page = try await store.auditEvents(matching: AuditFilter(), after: nil, limit: 10)
+            #expect(page.count == 5 && page[2].event == nil)
+            for pageSize in [1, 2, 3] {
+                var listed: [AuditEvent] = []
+                try await store.forEachAuditEvent(matching: AuditFilter(), pageSize: pageSize) { listed.append($0) }
+                #expect(listed == known, "page size \(pageSize)")
+            }
         }
     }
 

@@ -11,8 +11,7 @@ public protocol AuditStore: Sendable {
     func appendAuditEvents(_ events: [AuditEvent]) async throws
 
     /// Up to `limit` events matching `filter`, ordered by time and then by the order they were
-    /// appended, starting after `cursor` (from the start when `nil`). Each page is one read. An event
-    /// of a kind this binary does not know (appended by a newer one) is left out.
+    /// appended, starting after `cursor` (from the start when `nil`). Each page is one read.
     func auditEvents(matching filter: AuditFilter, after cursor: AuditCursor?, limit: Int) async throws -> [AuditEntry]
 
     /// Deletes the events recorded before `cutoff`; returns how many went.
@@ -58,23 +57,24 @@ public struct AuditCursor: Sendable, Hashable {
 public struct AuditEntry: Sendable, Hashable {
     /// Where the next page starts.
     public var cursor: AuditCursor
-    /// The event.
-    public var event: AuditEvent
+    /// The event; `nil` when its kind is one this binary does not know (appended by a newer one).
+    public var event: AuditEvent?
 
     /// Creates an entry.
-    public init(cursor: AuditCursor, event: AuditEvent) {
+    public init(cursor: AuditCursor, event: AuditEvent?) {
         self.cursor = cursor
         self.event = event
     }
 }
 
 extension AuditStore {
-    /// Calls `body` with every event matching `filter`, in trail order, reading `pageSize` at a time.
+    /// Calls `body` with every event matching `filter`, in trail order, reading `pageSize` at a time;
+    /// events of kinds this binary does not know are skipped.
     public func forEachAuditEvent(matching filter: AuditFilter, pageSize: Int = 500, _ body: (AuditEvent) async throws -> Void) async throws {
         var cursor: AuditCursor?
         while true {
             let page = try await auditEvents(matching: filter, after: cursor, limit: pageSize)
-            for entry in page { try await body(entry.event) }
+            for case let event? in page.map(\.event) { try await body(event) }
             guard page.count == pageSize, let last = page.last else { return }
             cursor = last.cursor
         }

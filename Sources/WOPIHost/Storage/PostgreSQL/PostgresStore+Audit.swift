@@ -44,9 +44,9 @@ extension PostgresStore: AuditStore, SignInFailureStore {
             """
         return try await all(PostgresQuery(unsafeSQL: sql, binds: binds)) { row in
             let (sequence, time, event, user, file, requestID, details) = try row.decode((Int64, Double, String, String?, String?, String?, String).self)
-            return AuditEvent(stored: event, time: time, user: user, file: file, requestID: requestID, detailsJSON: details)
-                .map { AuditEntry(cursor: AuditCursor(time: time, sequence: sequence), event: $0) }
-        }.compactMap { $0 }
+            return AuditEntry(cursor: AuditCursor(time: time, sequence: sequence),
+                              event: AuditEvent(stored: event, time: time, user: user, file: file, requestID: requestID, detailsJSON: details))
+        }
     }
 
     @discardableResult

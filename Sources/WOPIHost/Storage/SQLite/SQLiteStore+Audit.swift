@@ -47,11 +47,11 @@ extension SQLiteStore: AuditStore, SignInFailureStore {
             """
         let bound = arguments
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: bound).compactMap { row in
+            try Row.fetchAll(db, sql: sql, arguments: bound).map { row in
                 let time: Double = row["recorded_at"]
-                return AuditEvent(stored: row["event"], time: time, user: row["user_name"], file: row["file_id"], requestID: row["request_id"],
-                                  detailsJSON: row["details"])
-                    .map { AuditEntry(cursor: AuditCursor(time: time, sequence: row["sequence"]), event: $0) }
+                return AuditEntry(cursor: AuditCursor(time: time, sequence: row["sequence"]),
+                                  event: AuditEvent(stored: row["event"], time: time, user: row["user_name"], file: row["file_id"],
+                                                    requestID: row["request_id"], detailsJSON: row["details"]))
             }
         }
     }
