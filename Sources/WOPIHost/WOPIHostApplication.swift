@@ -32,7 +32,7 @@ public enum WOPIHostApplication {
         EcosystemController(backend: backend).addRoutes(to: wopi)
         // Sign-in (OAuth 2.0 server, bootstrapper, app-to-app) when the configuration has an Office registration.
         // One throttle and password checker for every password form of this host.
-        let signIn = SignInGuard(policy: backend.configuration.authorizationPolicy)
+        let signIn = SignInGuard(policy: backend.configuration.authorizationPolicy, store: backend.store)
         AuthorizationServer(backend: backend, sharing: signIn)?.addRoutes(to: router)
         // Web front (issue 14): the file browser at `/` for the provider's users.
         WebFrontController(backend: backend, sharing: signIn).addRoutes(to: router)

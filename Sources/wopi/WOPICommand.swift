@@ -13,7 +13,7 @@ struct WOPICommand: AsyncParsableCommand {
             Sign-in:          app-signin
             Office simulator: simulate
             Checks:           validate, validator, proof, check-host, onboarding
-            Operations:       locks, config (and files history, files restore)
+            Operations:       locks, config, audit (and files history, files restore)
 
             Storage: --data DIR (SQLite and bodies), or --database postgres://… (WOPI_DATABASE_URL) with \
             --blobs DIR for several hosts; every host and admin command takes the same options.
@@ -28,7 +28,7 @@ struct WOPICommand: AsyncParsableCommand {
             SimulateCommand.self,
             ActivitiesCommand.self, SharesCommand.self,
             ValidateCommand.self, ValidatorCommand.self, ProofCommand.self, CheckHostCommand.self, OnboardingCommand.self,
-            LocksCommand.self, ConfigCommand.self,
+            LocksCommand.self, ConfigCommand.self, AuditCommand.self,
         ]
     )
 

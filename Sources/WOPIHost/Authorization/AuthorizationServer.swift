@@ -36,7 +36,7 @@ public struct AuthorizationServer: Sendable {
     /// Returns `nil` when the configuration has no ``WOPIHostConfiguration/officeRegistration``
     /// or the backend's store does not also conform to ``AuthorizationStore``.
     public init?(backend: WOPIBackend) {
-        self.init(backend: backend, sharing: SignInGuard(policy: backend.configuration.authorizationPolicy))
+        self.init(backend: backend, sharing: SignInGuard(policy: backend.configuration.authorizationPolicy, store: backend.store))
     }
 
     /// The same, with the throttle and password checker the host's other sign-in forms use.
@@ -48,7 +48,7 @@ public struct AuthorizationServer: Sendable {
 
     /// Creates the server with an explicit store, registration and policy.
     public init(backend: WOPIBackend, store: any AuthorizationStore, registration: OfficeRegistration, policy: AuthorizationPolicy = .init()) {
-        self.init(backend: backend, store: store, registration: registration, policy: policy, signIn: SignInGuard(policy: policy))
+        self.init(backend: backend, store: store, registration: registration, policy: policy, signIn: SignInGuard(policy: policy, store: backend.store))
     }
 
     private init(backend: WOPIBackend, store: any AuthorizationStore, registration: OfficeRegistration, policy: AuthorizationPolicy,

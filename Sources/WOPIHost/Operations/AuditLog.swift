@@ -6,7 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// An append-only file of JSON lines, one per change or refusal that matters (`--audit-log PATH`).
+/// An append-only file of JSON lines, one per change or refusal that matters (`--audit-log PATH`):
+/// an export of the events the store's trail (``AuditTrail``, ``AuditStore``) keeps for the fleet.
 ///
 /// Each line is written with one `write(2)` on a descriptor opened with `O_APPEND`, so lines from
 /// `wopi serve` and from admin commands (`wopi locks break`, `wopi files restore`) never interleave.
@@ -64,8 +65,21 @@ public struct AuditEvent: Sendable, Hashable {
         case fileRestored = "file.restored"
         /// GetShareUrl created a share link (`kind`: file or container); the link itself is never logged.
         case shareLinkCreated = "sharelink.created"
-        /// A ReadWrite link shared an item with the signed-in user who accepted it (`role`, `via`) (issue 13).
+        /// An item was shared with a user (`role`, and `via`: `link` for a ReadWrite link accepted on the
+        /// share page, `cli` for `wopi shares add`); `user` is the user it was shared with.
         case shareAdded = "share.added"
+        /// `wopi shares remove` stopped sharing an item with a user (`role`, the role it had); `user` is that user.
+        case shareRemoved = "share.removed"
+        /// The token endpoint refused a grant (`reason`: invalid_grant, invalid_client or throttled; `client`).
+        case grantRefused = "grant.refused"
+        /// `wopi users add` created a user (`user`).
+        case userAdded = "user.added"
+        /// `wopi users remove` removed a user with their files (`user`).
+        case userRemoved = "user.removed"
+        /// `wopi files add` stored a new file (`name`, `size`, `owner`).
+        case fileAdded = "file.added"
+        /// `wopi token` issued a WOPI access token (`user`, `expires_at`); the token itself is never recorded.
+        case tokenIssued = "token.issued"
     }
 
     /// What happened.
@@ -95,12 +109,17 @@ public struct AuditEvent: Sendable, Hashable {
     public func jsonLine() -> Data {
         var object: [String: Any] = details
         object["event"] = kind.rawValue
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        object["time"] = format.string(from: time)
+        object["time"] = Self.timeText(time)
         object["user"] = user ?? NSNull()
         object["file"] = file ?? NSNull()
         object["request_id"] = requestID ?? NSNull()
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    }
+
+    /// A time as the `time` field writes it: ISO 8601 in UTC with milliseconds (`2026-11-25T14:55:00.123Z`).
+    public static func timeText(_ time: Date) -> String {
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return format.string(from: time)
     }
 }

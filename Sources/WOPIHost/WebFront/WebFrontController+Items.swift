@@ -133,8 +133,10 @@ extension WebFrontController {
             parentID = file.containerID
         }
         let expiry = backend.configuration.now().addingTimeInterval(backend.configuration.shareLinkLifetime)
+        let link = backend.shareLink(user: post.user.id, item: post.id, isContainer: isFolder)
+        backend.audit(.shareLinkCreated, file: post.id, user: post.user.name, details: ["kind": isFolder ? "container" : "file", "via": "web"])
         let page = ShareLinkPage(strings: strings, explanation: PageText.fill(strings.shareExplanation, name, FolderPage.time(expiry)),
-                                 link: backend.shareLink(user: post.user.id, item: post.id, isContainer: isFolder),
+                                 link: link,
                                  backHref: "\(basePath)/folders/\(parentID.rawValue)")
         return try layout(post.language, session: post.session, user: post.user, pagePath: "\(basePath)/folders/\(parentID.rawValue)")
             .response("share-link", page, title: strings.shareTitle)

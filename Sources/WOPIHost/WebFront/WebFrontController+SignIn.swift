@@ -39,7 +39,8 @@ extension WebFrontController {
         let password = fields["password"] ?? ""
         let now = backend.configuration.now()
         let key = SignInThrottle.key(username: username, address: AuthorizationServer.address(of: context))
-        if let wait = await throttle.retryAfter(key, now: now) {
+        if let wait = try await throttle.retryAfter(key, now: now) {
+            backend.audit(.signInFailed, user: String(username.prefix(64)), details: ["reason": "throttled", "via": "web"])
             var headers = HTTPFields()
             headers[.retryAfter] = String(Int(wait.rounded(.up)))
             let minutes = String(max(1, Int((wait / 60).rounded(.up))))
@@ -50,10 +51,12 @@ extension WebFrontController {
         let user = (1...64).contains(username.count) ? try await backend.store.user(named: username) : nil
         let matches = await passwords.verify(String(password.utf8.prefix(1024)) ?? "", against: user?.passwordHash ?? decoyPasswordHash)
         guard matches, let user else {
-            await throttle.recordFailure(key, now: now)
+            backend.audit(.signInFailed, user: String(username.prefix(64)), details: ["reason": "wrong_credentials", "via": "web"])
+            try await throttle.recordFailure(key, now: now)
             return try signInPage(request, language: language, username: username, error: strings.wrongCredentials, status: .unauthorized)
         }
-        await throttle.reset(key)
+        try await throttle.reset(key)
+        backend.audit(.signInOK, user: user.name, details: ["via": "web"])
         let session = WebSession(userID: user.id, now: now)
         let sessionCookie = cookie(WebSession.cookieName, value: session.sealed(with: try await backend.webSessionKey()), maxAge: Int(WebSession.lifetime))
         return seeOther(basePath + "/", cookies: [sessionCookie])

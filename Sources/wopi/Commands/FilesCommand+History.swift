@@ -52,7 +52,7 @@ extension FilesCommand {
         @Option(help: ArgumentHelp("Versions to keep per file. Defaults to the --keep-versions `wopi serve` last ran with (10 if never).",
                                    valueName: "n"))
         var keepVersions: Int?
-        @Option(help: ArgumentHelp("Append the restore to this audit log (as `wopi serve --audit-log`).", valueName: "path")) var auditLog: String?
+        @Option(help: ArgumentHelp("Also append the restore to this audit log file (as `wopi serve --audit-log`); the store's trail always has it.", valueName: "path")) var auditLog: String?
         @OptionGroup var dataOptions: DataOptions
 
         func validate() throws {
@@ -68,9 +68,7 @@ extension FilesCommand {
         func run() async throws {
             let fileID = ResourceID(id)!
             let version = Self.version(versionText)!
-            let audit = try auditLog.map { path in
-                do { return try AuditLog(path: path) } catch { throw CLIError.Failure(error.localizedDescription) }
-            }
+            let audit = try openAuditExport(auditLog)
             try await dataOptions.withStorage { data in
                 let stored = try await data.store.hostSetting(named: OperationsOptions.keepVersionsSetting).flatMap(Int.init)
                 let change: ContentChange
@@ -87,9 +85,10 @@ extension FilesCommand {
                 if !change.droppedBlobs.isEmpty {
                     _ = try? data.blobs.collectGarbage(referenced: try await data.store.referencedBlobs())
                 }
-                audit?.record(AuditEvent(.fileRestored, file: fileID.rawValue,
-                                         details: ["restored": "v\(version)", "old_version": change.previous.versionString,
-                                                   "new_version": change.file.versionString, "via": "cli"]))
+                try await data.audit(AuditEvent(.fileRestored, file: fileID.rawValue,
+                                                details: ["restored": "v\(version)", "old_version": change.previous.versionString,
+                                                          "new_version": change.file.versionString, "via": "cli"]),
+                                     export: audit)
                 try printJSON(["id": fileID.rawValue, "restored": "v\(version)", "version": change.file.versionString])
             }
         }

@@ -52,6 +52,8 @@ struct FilesCommand: AsyncParsableCommand {
                 }
                 do {
                     let file = try await storage.importFile(at: fileURL, as: storedName, into: container, maximumSize: .max)
+                    try await storage.audit(AuditEvent(.fileAdded, user: user.name, file: file.id.rawValue,
+                                                       details: ["name": file.name, "size": String(file.size), "via": "cli"]))
                     try printJSON(["id": file.id.rawValue, "name": file.name, "wopiSrc": "\(base.absoluteString)/wopi/files/\(file.id)"])
                 } catch WOPIStoreError.nameTaken(let taken) {
                     throw CLIError.InvalidInput("'\(taken)' already exists in that folder; pass --name")

@@ -38,7 +38,7 @@ struct LocksCommand: AsyncParsableCommand {
                 """
         )
         @Argument(help: "The file id.") var id: String
-        @Option(help: ArgumentHelp("Append the break to this audit log (as `wopi serve --audit-log`).", valueName: "path")) var auditLog: String?
+        @Option(help: ArgumentHelp("Also append the break to this audit log file (as `wopi serve --audit-log`); the store's trail always has it.", valueName: "path")) var auditLog: String?
         @OptionGroup var dataOptions: DataOptions
 
         func validate() throws {
@@ -47,9 +47,7 @@ struct LocksCommand: AsyncParsableCommand {
 
         func run() async throws {
             let fileID = ResourceID(id)!
-            let audit = try auditLog.map { path in
-                do { return try AuditLog(path: path) } catch { throw CLIError.Failure(error.localizedDescription) }
-            }
+            let audit = try openAuditExport(auditLog)
             try await dataOptions.withStorage { data in
                 let result: (removed: LockState?, file: FileRecord)
                 do { result = try await data.store.breakLock(fileID, now: Date()) } catch WOPIStoreError.notFound {
@@ -57,7 +55,7 @@ struct LocksCommand: AsyncParsableCommand {
                 }
                 guard let removed = result.removed else { throw CLIError.Failure("file \(id) ('\(result.file.name)') is not locked") }
                 let owner = try await data.store.user(id: result.file.ownerID)?.name ?? result.file.ownerID.rawValue
-                audit?.record(AuditEvent(.lockBroken, file: fileID.rawValue, details: ["lock": removed.lock.value, "via": "cli"]))
+                try await data.audit(AuditEvent(.lockBroken, file: fileID.rawValue, details: ["lock": removed.lock.value, "via": "cli"]), export: audit)
                 try printJSON(["file": fileID.rawValue, "name": result.file.name, "lock": removed.lock.value,
                                "expires": isoTimestamp(removed.expiresAt), "owner": owner])
             }

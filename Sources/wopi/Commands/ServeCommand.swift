@@ -98,7 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await OnboardingSettings.record(signInSetup.registration, in: folder.store)
         // END onboarding record
         // BEGIN operations (issue 11)
-        let monitor = try operations.monitor()
+        let monitor = try operations.monitor(store: folder.store, logger: logger)
         configuration.monitor = monitor
         configuration.keepVersions = operations.keepVersions
         try await folder.store.setHostSetting(String(operations.keepVersions), named: OperationsOptions.keepVersionsSetting)

@@ -44,6 +44,8 @@ struct SharesCommand: AsyncParsableCommand {
                 let item = try await SharesCommand.item(id, in: store)
                 guard item.ownerID != grantee.id else { throw CLIError.InvalidInput("'\(user)' owns \(id); share it with someone else") }
                 let share = try await store.share(item.id, kind: item.kind, with: grantee.id, role: AccessRole(grant: role)!, now: Date())
+                try await storage.audit(AuditEvent(.shareAdded, time: share.sharedAt, user: grantee.name, file: item.id.rawValue,
+                                                   details: ["role": share.role.rawValue, "kind": item.kind.rawValue, "via": "cli"]))
                 try printJSON(try await SharesCommand.row(share, in: store))
             }
         }
@@ -100,6 +102,8 @@ struct SharesCommand: AsyncParsableCommand {
                 guard let share = try await store.shares(of: item.id).first(where: { $0.userID == grantee.id }),
                       try await store.removeShare(of: item.id, with: grantee.id)
                 else { throw CLIError.InvalidInput("\(id) is not shared with '\(user)'") }
+                try await storage.audit(AuditEvent(.shareRemoved, user: grantee.name, file: item.id.rawValue,
+                                                   details: ["role": share.role.rawValue, "kind": item.kind.rawValue, "via": "cli"]))
                 try printJSON(try await SharesCommand.row(share, in: store))
             }
         }

@@ -37,6 +37,8 @@ struct TokenCommand: AsyncParsableCommand {
             }
             guard let role = access.role else { throw CLIError.InvalidInput("'\(user)' may not open file '\(file)': it is neither theirs nor shared with them") }
             let (token, claims) = backend.issueToken(user: caller.id, resource: .file(id))
+            try await storage.audit(AuditEvent(.tokenIssued, user: caller.name, file: id.rawValue,
+                                               details: ["role": role.rawValue, "expires_at": AuditEvent.timeText(claims.expiresAt), "via": "cli"]))
             try printJSON(["access_token": token, "access_token_ttl": claims.accessTokenTTL, "wopi_src": backend.wopiSrc(.file(id)),
                            "role": role.rawValue], isCredential: true)
         }

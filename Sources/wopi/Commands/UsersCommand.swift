@@ -44,6 +44,7 @@ struct UsersCommand: AsyncParsableCommand {
                 do {
                     let user = try await storage.store.createUser(name: name, displayName: displayName ?? name,
                                                                   passwordHash: try PasswordHash(hashing: password))
+                    try await storage.audit(AuditEvent(.userAdded, user: user.name, details: ["via": "cli"]))
                     try printJSON(["id": user.id.rawValue, "name": user.name, "rootContainerId": user.rootContainerID.rawValue])
                 } catch WOPIStoreError.nameTaken {
                     throw CLIError.InvalidInput("a user named '\(name)' already exists")
@@ -75,6 +76,7 @@ struct UsersCommand: AsyncParsableCommand {
             try await dataOptions.withStorage { storage in
                 guard let user = try await storage.store.user(named: name) else { throw CLIError.InvalidInput("no user named '\(name)'") }
                 for blob in try await storage.store.removeUser(id: user.id) { try? await storage.blobs.delete(blob) }
+                try await storage.audit(AuditEvent(.userRemoved, user: user.name, details: ["via": "cli"]))
                 try printJSON(["removed": user.name])
             }
         }

@@ -11,9 +11,11 @@ import WOPIHost
 struct OperationsOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Serve Prometheus metrics at GET /metrics on this port (on --host). Off when absent.", valueName: "port"))
     var metricsPort: Int?
-    @Option(help: ArgumentHelp("Append one JSON line per change and refusal (sign-ins, locks, saves, renames, deletes, restores, share links) to this file. Never holds tokens, codes or passwords.",
+    @Option(help: ArgumentHelp("Also append one JSON line per change and refusal (sign-ins, locks, saves, renames, deletes, restores, share links) to this file, an export of the audit trail every host keeps in the store (`wopi audit list`). Never holds tokens, codes or passwords.",
                                valueName: "path"))
     var auditLog: String?
+    @Option(help: ArgumentHelp("Days the audit trail in the store keeps events; older ones are deleted at start and every hour.", valueName: "n"))
+    var auditDays: Int = 90
     @Option(help: ArgumentHelp("Log format on stderr: text, or json for one JSON object per line.", valueName: "format"))
     var logFormat: String = "text"
     @Option(help: ArgumentHelp("Replaced bodies each file keeps as versions (see `wopi files history`); 0 keeps none.", valueName: "n"))
@@ -34,6 +36,7 @@ struct OperationsOptions: ParsableArguments {
         guard (0...1000).contains(keepVersions) else { throw ValidationError("--keep-versions must be between 0 and 1000") }
         guard (0...3600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be between 0 and 3600 seconds") }
         if let auditLog, auditLog.isEmpty { throw ValidationError("--audit-log needs a path") }
+        guard (1...36_500).contains(auditDays) else { throw ValidationError("--audit-days must be between 1 and 36500") }
     }
 
     /// Sends log records to stderr as text or JSON lines, at `level`.
@@ -47,9 +50,12 @@ struct OperationsOptions: ParsableArguments {
         }
     }
 
-    /// The monitor for the host: metrics when a metrics port is given, the audit log when a path is.
-    func monitor() throws -> HostMonitor {
+    /// The monitor for the host: the audit trail in `store`, metrics when a metrics port is given, the audit log when a path is.
+    func monitor(store: any WOPIStore, logger: Logger) throws -> HostMonitor {
         var monitor = HostMonitor()
+        if let store = store as? any AuditStore {
+            monitor.trail = AuditTrail(store: store, retention: TimeInterval(auditDays) * 86_400, logger: logger)
+        }
         if metricsPort != nil { monitor.metrics = HostMetrics() }
         if let auditLog {
             do { monitor.audit = try AuditLog(path: auditLog) } catch { throw CLIError.Failure("\(error.localizedDescription)") }
@@ -60,7 +66,10 @@ struct OperationsOptions: ParsableArguments {
     /// Runs the host (and the metrics endpoint) until SIGTERM or SIGINT, then drains for up to
     /// `--drain-timeout` seconds: Hummingbird stops accepting and finishes the requests in flight.
     func run(_ app: some ApplicationProtocol & Service, host: String, monitor: HostMonitor, logger: Logger) async throws {
-        var services: [any Service] = [app]
+        // Services stop in reverse order: the trail, first, writes the events of the last requests drained.
+        var services: [any Service] = []
+        if let trail = monitor.trail { services.append(AuditTrailService(trail: trail)) }
+        services.append(app)
         if let metricsPort, let metrics = monitor.metrics {
             services.append(Application(router: WOPIHostApplication.metricsRouter(metrics),
                                         configuration: .init(address: .hostname(host, port: metricsPort), serverName: "WOPIKit-metrics"),
@@ -76,5 +85,14 @@ struct OperationsOptions: ParsableArguments {
             logger.warning("stopped after the drain timeout", metadata: ["error": "\(error)"])
         }
         logger.notice("stopped")
+    }
+}
+
+/// Runs a host's ``AuditTrail`` beside it until the host has drained.
+struct AuditTrailService: Service {
+    let trail: AuditTrail
+
+    func run() async throws {
+        await withGracefulShutdownHandler { await trail.run() } onGracefulShutdown: { trail.finish() }
     }
 }

@@ -66,7 +66,7 @@ extension AuthorizationServer {
         let password = fields["password"] ?? ""
         let strings = language.strings
         let key = SignInThrottle.key(username: username, address: address)
-        if let wait = await throttle.retryAfter(key, now: now) {
+        if let wait = try await throttle.retryAfter(key, now: now) {
             backend.configuration.monitor.metrics?.recordSignIn(outcome: "throttled")
             backend.audit(.signInFailed, user: String(username.prefix(64)), details: ["reason": "throttled"])
             var headers = HTTPFields()
@@ -83,11 +83,11 @@ extension AuthorizationServer {
         guard verified, let user else {
             backend.configuration.monitor.metrics?.recordSignIn(outcome: "failed")
             backend.audit(.signInFailed, user: String(username.prefix(64)), details: ["reason": "wrong_credentials"])
-            await throttle.recordFailure(key, now: now)
+            try await throttle.recordFailure(key, now: now)
             return try signInPage(authorization, language: language, csrf: csrf, username: username, error: strings.wrongCredentials,
                               status: .unauthorized)
         }
-        await throttle.reset(key)
+        try await throttle.reset(key)
         backend.configuration.monitor.metrics?.recordSignIn(outcome: "ok")
         backend.audit(.signInOK, user: user.name, details: ["client": authorization.client.id])
         if authorization.client.isFirstParty {

@@ -15,11 +15,41 @@ extension AuthorizationServer {
         var scope: String?
     }
 
+    /// Refused grants (`invalid_grant`, `invalid_client`) count against the client and address like
+    /// wrong passwords on the sign-in page: past the limit the endpoint answers 429 `slow_down` with
+    /// `Retry-After` until the oldest failure ages out; a granted request clears the count.
     func token(_ request: Request, context: some RequestContext) async throws -> Response {
         let fields: FormFields
         do { fields = try await Self.formBody(request) } catch let problem as FormFields.Problem {
             throw OAuthErrorResponse.invalidRequest(Self.describe(problem))
         }
+        let clientID = String((Self.claimedClientID(request, fields) ?? "").prefix(64))
+        let key = SignInThrottle.key(client: clientID, address: Self.address(of: context))
+        if let wait = try await throttle.retryAfter(key, now: now) {
+            backend.audit(.grantRefused, details: ["reason": "throttled", "client": clientID])
+            throw OAuthErrorResponse.slowDown(retryAfter: wait)
+        }
+        do {
+            let response = try await grant(request, fields)
+            try await throttle.reset(key)
+            return response
+        } catch let refusal as OAuthErrorResponse where refusal.code == "invalid_grant" || refusal.code == "invalid_client" {
+            try await throttle.recordFailure(key, now: now)
+            backend.audit(.grantRefused, details: ["reason": refusal.code, "client": clientID])
+            throw refusal
+        }
+    }
+
+    /// The client a request names, by `client_id` or the HTTP Basic user name, before it is authenticated.
+    private static func claimedClientID(_ request: Request, _ fields: FormFields) -> String? {
+        if let id = fields.nonEmpty("client_id") { return id }
+        guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("basic "),
+              let decoded = Base64URL.decodeStandard(authorization.dropFirst(6).trimmingCharacters(in: .whitespaces)),
+              let colon = decoded.firstIndex(of: ":") else { return nil }
+        return String(decoded[..<colon]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    private func grant(_ request: Request, _ fields: FormFields) async throws -> Response {
         let client = try authenticateClient(request, fields)
         let sessionContext = request.headers[.wopiSessionContext]
         switch fields.nonEmpty("grant_type") {

@@ -24,6 +24,15 @@ struct OAuthErrorResponse: HTTPResponseError, Sendable {
         .init(status: .badRequest, code: "unsupported_grant_type", errorDescription: description)
     }
 
+    /// 429 `slow_down` (RFC 8628 §3.5, registered for token endpoint responses) with `Retry-After`:
+    /// too many refused grants from this client and address.
+    static func slowDown(retryAfter wait: TimeInterval) -> Self {
+        var headers = HTTPFields()
+        headers[.retryAfter] = String(Int(wait.rounded(.up)))
+        return .init(status: .tooManyRequests, code: "slow_down",
+                     errorDescription: "too many refused grants from this client; try again in \(Int(wait.rounded(.up))) seconds", headers: headers)
+    }
+
     /// 401 `invalid_client`; with HTTP Basic the challenge names the scheme the client used (RFC 6749 §5.2).
     static func invalidClient(_ description: String, usedBasic: Bool) -> Self {
         var headers = HTTPFields()

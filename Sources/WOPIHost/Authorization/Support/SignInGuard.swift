@@ -11,9 +11,10 @@ struct SignInGuard: Sendable {
     /// Verified against when a sign-in name is unknown, so a wrong name costs as much time as a wrong password.
     let decoyPasswordHash: PasswordHash
 
-    /// One scrypt hash, made here rather than on a request.
-    init(policy: AuthorizationPolicy) {
-        throttle = SignInThrottle(policy: policy)
+    /// One scrypt hash, made here rather than on a request. Failures are counted in `store` when it
+    /// is a ``SignInFailureStore`` (SQLite and PostgreSQL are), else in this process.
+    init(policy: AuthorizationPolicy, store: any WOPIStore) {
+        throttle = SignInThrottle(policy: policy, failures: store as? any SignInFailureStore ?? InMemorySignInFailures())
         passwords = PasswordChecker()
         decoyPasswordHash = (try? PasswordHash(hashing: Base64URL.randomToken())) ?? .unusable
     }

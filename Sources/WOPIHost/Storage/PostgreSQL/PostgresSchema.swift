@@ -165,6 +165,27 @@ enum PostgresSchema {
             "CREATE INDEX shares_user ON shares (user_id)",
             "CREATE INDEX containers_parent ON containers (parent_id)",
         ]),
+        // The fleet's audit trail and failed sign-ins, as SQLite's v6-audit-and-signin-failures.
+        Migration(version: 5, name: "audit-and-signin-failures", sql: [
+            """
+            CREATE TABLE audit_events (
+                sequence bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                recorded_at double precision NOT NULL,
+                event text NOT NULL,
+                user_name text,
+                file_id text,
+                request_id text,
+                details text NOT NULL
+            )
+            """,
+            "CREATE INDEX audit_events_time ON audit_events (recorded_at, sequence)",
+            "CREATE INDEX audit_events_user ON audit_events (wopi_fold(user_name), recorded_at, sequence)",
+            "CREATE INDEX audit_events_file ON audit_events (file_id, recorded_at, sequence)",
+            "CREATE INDEX audit_events_event ON audit_events (event, recorded_at, sequence)",
+            "CREATE TABLE signin_failures (key text NOT NULL, failed_at double precision NOT NULL)",
+            "CREATE INDEX signin_failures_key ON signin_failures (key, failed_at)",
+            "CREATE INDEX signin_failures_time ON signin_failures (failed_at)",
+        ]),
     ]
 
     /// The newest version this binary knows.

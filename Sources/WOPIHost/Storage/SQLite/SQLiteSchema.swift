@@ -142,6 +142,31 @@ enum SQLiteSchema {
                 CREATE INDEX containers_parent ON containers(parent_id);
                 """)
         }
+        // The fleet's audit trail, listed by time then sequence (each filter has an index in that order), and
+        // failed sign-ins counted for every host: one row per failure, keyed by a digest, never a name.
+        migrator.registerMigration("v6-audit-and-signin-failures") { db in
+            try db.execute(sql: """
+                CREATE TABLE audit_events (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    recorded_at REAL NOT NULL,
+                    event TEXT NOT NULL,
+                    user_name TEXT,
+                    file_id TEXT,
+                    request_id TEXT,
+                    details TEXT NOT NULL
+                );
+                CREATE INDEX audit_events_time ON audit_events(recorded_at, sequence);
+                CREATE INDEX audit_events_user ON audit_events(user_name COLLATE NOCASE, recorded_at, sequence);
+                CREATE INDEX audit_events_file ON audit_events(file_id, recorded_at, sequence);
+                CREATE INDEX audit_events_event ON audit_events(event, recorded_at, sequence);
+                CREATE TABLE signin_failures (
+                    key TEXT NOT NULL,
+                    failed_at REAL NOT NULL
+                );
+                CREATE INDEX signin_failures_key ON signin_failures(key, failed_at);
+                CREATE INDEX signin_failures_time ON signin_failures(failed_at);
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,142 @@
+import Foundation
+import Logging
+
+/// The host's side of the fleet's audit trail: events recorded during requests are appended to the
+/// store (``AuditStore``) by one writer, in batches, off the request's path; the trail is pruned of
+/// events older than its retention when it starts and every ``pruneInterval`` after.
+///
+/// A request never waits for the database: ``record(_:)`` only queues, and the writer appends what is
+/// queued in one transaction at most every 100 ms. While the store is down the
+/// writer retries every second, queueing up to ``capacity`` events; beyond that new events are
+/// dropped and counted in a warning. ``run()`` returns once ``finish()`` was called and the queue is
+/// written (`wopi serve` calls it after the last request has drained).
+public final class AuditTrail: @unchecked Sendable {
+    /// Where the trail is kept.
+    public let store: any AuditStore
+    /// How long events are kept; `nil` keeps them forever.
+    public let retention: TimeInterval?
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+    /// Guarded by `lock`: the only mutable state.
+    private var queue = Queue()
+    private let lock = NSLock()
+    private let wakeUps: AsyncStream<Void>
+    private let wakeUp: AsyncStream<Void>.Continuation
+
+    private struct Queue {
+        var events: [AuditEvent] = []
+        var dropped = 0
+    }
+
+    /// The most events queued while the store does not take them.
+    public static let capacity = 100_000
+    /// How often a running trail deletes events older than its retention.
+    public static let pruneInterval: Duration = .seconds(3600)
+    /// The most events appended in one step.
+    static let batchSize = 500
+    /// The shortest time between two appends: an event is written at once, the ones after it together.
+    static let batchInterval: Duration = .milliseconds(100)
+
+    /// A trail appending to `store`, keeping events for `retention` (seconds; `nil`: forever).
+    public init(store: any AuditStore, retention: TimeInterval?, logger: Logger = Logger(label: "wopi.audit"),
+                now: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.retention = retention
+        self.logger = logger
+        self.now = now
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        wakeUps = stream
+        wakeUp = continuation
+    }
+
+    /// Queues an event for the writer; never blocks on the store.
+    public func record(_ event: AuditEvent) {
+        let queued = withQueue { queue in
+            guard queue.events.count < Self.capacity else {
+                queue.dropped += 1
+                return false
+            }
+            queue.events.append(event)
+            return true
+        }
+        if queued { wakeUp.yield() }
+    }
+
+    private func withQueue<T>(_ body: (inout Queue) -> T) -> T {
+        lock.withLock { body(&queue) }
+    }
+
+    /// Ends ``run()`` once what is queued is written.
+    public func finish() {
+        wakeUp.finish()
+    }
+
+    /// Prunes, then writes queued events as they come and prunes every ``pruneInterval``, until ``finish()``.
+    public func run() async {
+        if let retention { await prune(keeping: retention) }
+        await withTaskGroup(of: Void.self) { group in
+            if let retention {
+                group.addTask {
+                    while (try? await Task.sleep(for: Self.pruneInterval)) != nil {
+                        await self.prune(keeping: retention)
+                    }
+                }
+            }
+            for await _ in wakeUps {
+                await writeQueued(retrying: true)
+                // What arrives meanwhile goes in the next batch: one commit per interval at most, so a busy
+                // host's trail does not compete with its lock changes for the database's write lock.
+                try? await Task.sleep(for: Self.batchInterval)
+            }
+            await writeQueued(retrying: false)
+            group.cancelAll()
+        }
+    }
+
+    /// Deletes the events older than `retention`, once.
+    public func prune(keeping retention: TimeInterval) async {
+        do {
+            let removed = try await store.removeAuditEvents(before: now().addingTimeInterval(-retention))
+            if removed > 0 { logger.notice("pruned the audit trail", metadata: ["removed": "\(removed)", "days": "\(Int(retention / 86_400))"]) }
+        } catch {
+            logger.warning("could not prune the audit trail", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Appends what is queued. While running (`retrying`), once, putting back what failed to try again
+    /// later; at the end, until nothing is left or the store fails.
+    private func writeQueued(retrying: Bool) async {
+        repeat {
+            let (events, dropped) = withQueue { queue in
+                defer { queue.events = []; queue.dropped = 0 }
+                return (queue.events, queue.dropped)
+            }
+            if dropped > 0 { logger.warning("audit events dropped: the store did not take them in time", metadata: ["dropped": "\(dropped)"]) }
+            guard !events.isEmpty else { return }
+            var written = 0
+            do {
+                while written < events.count {
+                    let batch = Array(events[written..<min(events.count, written + Self.batchSize)])
+                    try await store.appendAuditEvents(batch)
+                    written += batch.count
+                }
+            } catch {
+                let unwritten = events[written...]
+                guard retrying else {
+                    logger.error("audit events lost: the store did not take them", metadata: ["lost": "\(unwritten.count)", "error": "\(error)"])
+                    return
+                }
+                logger.warning("could not append to the audit trail; retrying", metadata: ["queued": "\(unwritten.count)", "error": "\(error)"])
+                withQueue { queue in
+                    queue.events.insert(contentsOf: unwritten, at: 0)
+                    if queue.events.count > Self.capacity {
+                        queue.dropped += queue.events.count - Self.capacity
+                        queue.events.removeLast(queue.events.count - Self.capacity)
+                    }
+                }
+                try? await Task.sleep(for: .seconds(1))
+                wakeUp.yield()
+            }
+        } while !retrying
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import WOPICore
+@testable import WOPIHost
+
+/// The host's writer of the audit trail: what requests record reaches the store, in order, before the
+/// host stops; events past the retention are pruned when it starts.
+@Suite struct AuditTrailTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test(arguments: StoreKind.allCases)
+    func everythingRecordedIsWrittenBeforeRunReturnsAndOldEventsArePruned(_ kind: StoreKind) async throws {
+        try await StoreUnderTest.with(kind) { _, storage in
+            let store = try #require(storage.store as? any AuditStore)
+            let day: TimeInterval = 86_400
+            try await store.appendAuditEvents([AuditEvent(.lockTaken, time: now.addingTimeInterval(-91 * day), file: "old"),
+                                               AuditEvent(.lockTaken, time: now.addingTimeInterval(-89 * day), file: "recent")])
+            let clock = now
+            let trail = AuditTrail(store: store, retention: 90 * day, now: { clock })
+            let running = Task { await trail.run() }
+            let recorded = (0..<1_234).map { AuditEvent(.fileSaved, time: now.addingTimeInterval(Double($0)), details: ["n": String($0)]) }
+            for event in recorded { trail.record(event) }
+            trail.finish()
+            await running.value
+
+            var listed: [AuditEvent] = []
+            try await store.forEachAuditEvent(matching: AuditFilter()) { listed.append($0) }
+            #expect(listed.first?.file == "recent", "the event past 90 days is gone, the one within them kept")
+            #expect(Array(listed.dropFirst()) == recorded, "every recorded event, in order, before run() returned")
+        }
+    }
+
+    /// A store that is down for its first `failures` appends.
+    actor FlakyAuditStore: AuditStore {
+        var failuresLeft: Int
+        var stored: [AuditEvent] = []
+        init(failures: Int) { failuresLeft = failures }
+
+        func appendAuditEvents(_ events: [AuditEvent]) throws {
+            guard failuresLeft == 0 else {
+                failuresLeft -= 1
+                throw CocoaError(.fileWriteUnknown)
+            }
+            stored += events
+        }
+
+        func auditEvents(matching filter: AuditFilter, after cursor: AuditCursor?, limit: Int) -> [AuditEntry] { [] }
+        func removeAuditEvents(before cutoff: Date) -> Int { 0 }
+    }
+
+    @Test func eventsRecordedWhileTheStoreIsDownAreWrittenWhenItIsBackWithoutNewEvents() async throws {
+        let store = FlakyAuditStore(failures: 2)
+        let trail = AuditTrail(store: store, retention: nil)
+        let running = Task { await trail.run() }
+        let recorded = (0..<3).map { AuditEvent(.lockBroken, time: now.addingTimeInterval(Double($0)), file: "f\($0)") }
+        for event in recorded { trail.record(event) }
+        let deadline = Date().addingTimeInterval(20)
+        while await store.stored.count < recorded.count, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(await store.stored == recorded, "written in order once the store answers, with nothing new recorded to prompt it")
+        #expect(await store.failuresLeft == 0)
+        trail.finish()
+        await running.value
+    }
+}
