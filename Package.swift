@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "OfficeURLScheme", targets: ["OfficeURLScheme"]),
         .library(name: "WOPICore", targets: ["WOPICore"]),
         .library(name: "WOPIHost", targets: ["WOPIHost"]),
+        .library(name: "WOPIBlobStoreS3", targets: ["WOPIBlobStoreS3"]),
+        .library(name: "WOPIStoreTesting", targets: ["WOPIStoreTesting"]),
         .library(name: "WOPIValidator", targets: ["WOPIValidator"]),
         .library(name: "OfficeSimulator", targets: ["OfficeSimulator"]),
         .executable(name: "wopi", targets: ["wopi"]),
@@ -44,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         // Page templates that escape by construction.
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // The S3 blob store's XML answers (listings, multipart uploads, errors).
+        .package(url: "https://github.com/CoreOffice/XMLCoder", from: "0.18.2"),
     ],
     targets: [
         // Office URI grammar, app catalogue, sign-in URLs, Info.plist checks. Foundation only.
@@ -99,6 +103,32 @@ let package = Package(
             resources: [.copy("Resources/SampleDocuments"), .copy("Resources/Templates")],
             swiftSettings: strictSettings
         ),
+        // Document bodies in an S3-compatible bucket: a Signature Version 4 signer and a small S3 client.
+        .target(
+            name: "WOPIBlobStoreS3",
+            dependencies: [
+                "WOPIHost",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "XMLCoder", package: "XMLCoder"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Conformance suites a store implementation runs from its own tests (Swift Testing).
+        .target(
+            name: "WOPIStoreTesting",
+            dependencies: [
+                "WOPIHost",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Runs Microsoft's WOPI validator definitions (TestCases.xml) against any WOPI host.
         .target(
             name: "WOPIValidator",
@@ -129,9 +159,11 @@ let package = Package(
                 "OfficeURLScheme",
                 "WOPICore",
                 "WOPIHost",
+                "WOPIBlobStoreS3",
                 "WOPIValidator",
                 "OfficeSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 // BEGIN operations (issue 11)
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -157,6 +189,7 @@ let package = Package(
             dependencies: [
                 "WOPIHost",
                 "WOPICore",
+                "WOPIStoreTesting",
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -164,6 +197,22 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // The S3 store: the signer against AWS's published vectors, the store against a real SeaweedFS.
+        .testTarget(
+            name: "WOPIBlobStoreS3Tests",
+            dependencies: [
+                "WOPIBlobStoreS3",
+                "WOPIHost",
+                "WOPIStoreTesting",
+                "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator", "WOPICore"], swiftSettings: strictSettings),
@@ -187,6 +236,7 @@ let package = Package(
                 "wopi",
                 "OfficeURLScheme",
                 "TestSupport",
+                "WOPIBlobStoreS3",
                 "WOPIValidator",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -27,7 +27,7 @@ struct BlobGarbageCollectionTests {
             try FileManager.default.setAttributes([.modificationDate: twoHoursAgo], ofItemAtPath: url.path)
         }
 
-        let removed = try hostA.collectGarbage(referenced: [recorded.key])
+        let removed = try await hostA.collectGarbage(referenced: [recorded.key])
         #expect(removed == 2)
         #expect(FileManager.default.fileExists(atPath: path(of: recorded.key, in: folder).path), "a recorded body stays, however old")
         #expect(!FileManager.default.fileExists(atPath: path(of: oldOrphan.key, in: folder).path), "an old orphan goes")

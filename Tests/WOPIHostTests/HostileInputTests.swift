@@ -676,7 +676,7 @@ struct HostileInputTests {
             // for one file, nothing staged.
             #expect(try await host.stagingSettles().isEmpty)
             try await Task.sleep(for: .seconds(1))
-            let blobs = TestHost.listing(host.folder.blobs.folder, recursive: true)
+            let blobs = TestHost.listing(host.folder.fileBlobs.folder, recursive: true)
                 .filter { !$0.hasSuffix("/") && $0.split(separator: "/").count == 2 }
             #expect(blobs.count == 1, "stored bodies after the race: \(blobs.count) (expected 1)")
         }

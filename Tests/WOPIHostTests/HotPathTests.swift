@@ -196,7 +196,7 @@ struct HotPathTests {
             let content = Data(repeating: 0x42, count: 2 * chunk + 7)
             let file = try await host.addFile("Short.docx", content, owner: user)
             let key = file.blobKey.rawValue
-            let path = host.folder.blobs.folder.appendingPathComponent("\(key.prefix(2))/\(key)").path
+            let path = host.folder.fileBlobs.folder.appendingPathComponent("\(key.prefix(2))/\(key)").path
             #expect(truncate(path, off_t(chunk + 3)) == 0)
             do {
                 let got = try await host.getFile(file.id.rawValue, token: host.token(user, .file(file.id)))

@@ -66,7 +66,7 @@ struct StreamingTests {
             #expect(get.header("X-WOPI-ItemVersion") == doc.file.versionString)
             // Nothing half-written stays behind in the staging folder.
             try await Task.sleep(for: .milliseconds(300))
-            let staging = try FileManager.default.contentsOfDirectory(atPath: host.folder.blobs.stagingFolder.path)
+            let staging = try FileManager.default.contentsOfDirectory(atPath: host.folder.fileBlobs.stagingFolder.path)
             #expect(staging.isEmpty, "left in tmp/: \(staging)")
         }
     }

@@ -5,6 +5,7 @@ import NIOHTTP1
 import TestSupport
 import Testing
 import WOPIValidator
+@testable import WOPIBlobStoreS3
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,30 +21,57 @@ struct MultiHostTests {
     static let clientSecret = "office-multi-host-secret-\(UUID().uuidString)"
     static let appScheme = "wopikit-multi"
 
+    /// Where the hosts keep document bodies.
+    enum Bodies: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        /// One folder both hosts mount.
+        case folder
+        /// One bucket on a SeaweedFS S3 gateway that checks signatures.
+        case s3
+
+        var testDescription: String { rawValue }
+    }
+
     /// Two hosts, a proxy, and the shared storage.
     final class Cluster: @unchecked Sendable {
         let work: URL
         let database: String
         let blobs: URL
+        /// The bucket's store when the bodies are in S3.
+        let bucket: S3BlobStore?
+        let blobArguments: [String]
         let hosts: [WopiServer]
         let proxy: NginxTestProxy
 
         /// Starts both hosts, then nginx on the port they were told is their public URL. `pinned` routes
         /// path prefixes to one host (by index) so a test controls which host sees which step.
-        init(pinned: [String: Int] = [:]) throws {
+        init(pinned: [String: Int] = [:], bodies: Bodies = .folder) async throws {
             work = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-multi-\(UUID().uuidString)", isDirectory: true)
             blobs = work.appendingPathComponent("shared-blobs")
             try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
+            switch bodies {
+            case .folder:
+                bucket = nil
+                blobArguments = ["--blobs", blobs.path]
+            case .s3:
+                let server = try SeaweedFSTestServer.shared()
+                let url = "s3://\(SeaweedFSTestServer.makeBucketName())/bodies?endpoint=\(server.endpoint)&region=us-east-1"
+                let store = S3BlobStore(location: try S3Location(parsing: url),
+                                        credentials: S3Credentials(accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey),
+                                        http: MultiHostTests.s3Client)
+                try await store.createBucket()
+                bucket = store
+                blobArguments = ["--blobs", url, "--s3-credentials", try server.writeCredentialsFile().path]
+            }
             database = try PostgresTestServer.shared().makeDatabase()
             let proxyPort = try LocalPort.free()
             var started: [WopiServer] = []
             do {
                 for index in 0..<2 {
                     started.append(try WopiServer.start(data: work.appendingPathComponent("host\(index)"), extraArguments: [
-                        "--database", database, "--blobs", blobs.path, "--public-url", "http://127.0.0.1:\(proxyPort)",
+                        "--database", database, "--public-url", "http://127.0.0.1:\(proxyPort)",
                         "--office-client-id", MultiHostTests.clientID, "--office-client-secret", MultiHostTests.clientSecret,
                         "--ios-url-scheme", MultiHostTests.appScheme,
-                    ]))
+                    ] + blobArguments))
                 }
                 hosts = started
                 proxy = try NginxTestProxy.start(port: proxyPort, upstreamPorts: started.map(\.port),
@@ -55,7 +83,7 @@ struct MultiHostTests {
             }
         }
 
-        var storageArguments: [String] { ["--database", database, "--blobs", blobs.path, "--data", work.appendingPathComponent("cli").path] }
+        var storageArguments: [String] { ["--database", database, "--data", work.appendingPathComponent("cli").path] + blobArguments }
 
         /// `wopi ARGUMENTS` with this cluster's storage options, expecting one JSON object.
         func cli(_ arguments: [String]) throws -> [String: Any] {
@@ -92,9 +120,12 @@ struct MultiHostTests {
         }
     }
 
-    @Test("Microsoft's validator through nginx over two hosts: 0 failures", .timeLimit(.minutes(15)))
-    func validatorThroughTheProxy() async throws {
-        let cluster = try Cluster()
+    /// Talks to the SeaweedFS bucket behind the hosts' backs.
+    static let s3Client = S3BlobStore.makeHTTPClient()
+
+    @Test("Microsoft's validator through nginx over two hosts: 0 failures", .timeLimit(.minutes(15)), arguments: Bodies.allCases)
+    func validatorThroughTheProxy(_ bodies: Bodies) async throws {
+        let cluster = try await Cluster(bodies: bodies)
         defer { cluster.stop() }
         let document = try cluster.addDocument(user: "validator", name: "test.wopitest", content: Data())
         let ttl = Int64(Date().addingTimeInterval(3600).timeIntervalSince1970 * 1000)
@@ -109,7 +140,7 @@ struct MultiHostTests {
           .timeLimit(.minutes(5)), arguments: ["app-to-app", "web"])
     func simulateThroughTheProxy(_ signIn: String) async throws {
         // The code is issued on host 0 (authorize / app-to-app) and redeemed on host 1 (token); the rest alternates.
-        let cluster = try Cluster(pinned: ["/oauth2/authorize": 0, "/oauth2/app-to-app": 0, "/oauth2/token": 1])
+        let cluster = try await Cluster(pinned: ["/oauth2/authorize": 0, "/oauth2/app-to-app": 0, "/oauth2/token": 1])
         defer { cluster.stop() }
         let original = Data("the report before the edit\n".utf8)
         let document = try cluster.addDocument(user: "alice", name: "Report.docx", content: original)
@@ -148,7 +179,7 @@ struct MultiHostTests {
 
     @Test("64 clients racing to lock one file through two hosts: exactly one winner, every 409 carries its lock", .timeLimit(.minutes(5)))
     func lockRaceAcrossHosts() async throws {
-        let cluster = try Cluster()
+        let cluster = try await Cluster()
         defer { cluster.stop() }
         let document = try cluster.addDocument(user: "racer", name: "Race.xlsx", content: Data("cells".utf8))
         let urls = cluster.hosts.map { "\($0.baseURL)/wopi/files/\(document.fileID)?access_token=\(document.token)" }
@@ -184,9 +215,9 @@ struct MultiHostTests {
     }
 
     @Test("SIGKILL of one host mid-PutFile: the other keeps serving, the file holds the old content with its Version",
-          .timeLimit(.minutes(5)))
-    func oneHostKilledDuringPutFile() async throws {
-        let cluster = try Cluster()
+          .timeLimit(.minutes(5)), arguments: Bodies.allCases)
+    func oneHostKilledDuringPutFile(_ bodies: Bodies) async throws {
+        let cluster = try await Cluster(bodies: bodies)
         defer { cluster.stop() }
         let original = Data(repeating: 0x41, count: 1 << 20)
         let document = try cluster.addDocument(user: "survivor", name: "Big.pptx", content: original)
@@ -197,16 +228,24 @@ struct MultiHostTests {
         let before = try await Self.send("GET", "\(survivor.baseURL)\(path)?access_token=\(document.token)")
         let beforeInfo = try #require(try JSONSerialization.jsonObject(with: before.body) as? [String: Any])
 
-        // Stream 32 MiB to the victim; once it is writing the upload into the shared folder, kill it.
+        let objectsBefore = try await cluster.bucket?.contents()
+
+        // Stream 32 MiB to the victim; once it is writing the upload into the shared folder (or has a
+        // multipart upload open in the bucket, which takes more than one 8 MiB part), kill it.
         let staging = cluster.blobs.appendingPathComponent(".staging")
+        let bucket = cluster.bucket
+        let isWriting: @Sendable () -> Bool = {
+            guard let bucket else { return victim.isWriting(under: staging) }
+            return Self.blocking { try await bucket.contents() }?.contains { $0.hasPrefix("upload:") } ?? false
+        }
         let chunk = ByteBuffer(repeating: 0x42, count: 256 * 1024)
         let body = AsyncStream<ByteBuffer> { continuation in
             Thread.detachNewThread {
                 for index in 0..<128 {
                     continuation.yield(chunk)
-                    if index == 16 {
+                    if index == (bucket == nil ? 16 : 40) {
                         let deadline = Date().addingTimeInterval(20)
-                        while !victim.isWriting(under: staging), Date() < deadline {
+                        while !isWriting(), Date() < deadline {
                             Thread.sleep(forTimeInterval: 0.01)
                         }
                         victim.stop(signal: SIGKILL)
@@ -232,6 +271,12 @@ struct MultiHostTests {
         #expect(afterInfo["Version"] as? String == beforeInfo["Version"] as? String)
         #expect(afterInfo["SHA256"] as? String == beforeInfo["SHA256"] as? String)
         #expect(try await Self.send("GET", "\(survivor.baseURL)\(path)/contents?access_token=\(document.token)").body == original)
+        if let bucket, let objectsBefore {
+            // No object was completed: the killed upload stays an unfinished multipart upload, for the sweep.
+            let objectsAfter = try await bucket.contents()
+            #expect(objectsBefore.filter { !$0.hasPrefix("upload:") } == objectsAfter.filter { !$0.hasPrefix("upload:") })
+            #expect(objectsAfter.contains { $0.hasPrefix("upload:") }, "the victim had a multipart upload open when it died")
+        }
         // Through the proxy too: nginx moves the request to the surviving host.
         #expect(try await Self.send("GET", "\(document.wopiSrc)?access_token=\(document.token)").status == 200)
 
@@ -241,6 +286,18 @@ struct MultiHostTests {
                                         ["X-WOPI-Override": "PUT", "X-WOPI-Lock": "kill-test"], body: saved)
         #expect(retry.status == 200, "PutFile on the survivor: \(retry.status)")
         #expect(try await Self.send("GET", "\(survivor.baseURL)\(path)/contents?access_token=\(document.token)").body == saved)
+    }
+
+    /// Runs async work from a plain thread and waits for it; `nil` when it throws.
+    static func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> T? {
+        let result = LockedResult<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            result.set(try? await work())
+            done.signal()
+        }
+        done.wait()
+        return result.get()
     }
 
     // MARK: HTTP
@@ -263,4 +320,12 @@ struct MultiHostTests {
                         headers: Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first }),
                         body: Data(collected.readableBytesView))
     }
+}
+
+/// A value handed from a task to a waiting thread.
+private final class LockedResult<T: Sendable>: @unchecked Sendable {
+    private var value: T?
+    private let lock = NSLock()
+    func set(_ newValue: T?) { lock.lock(); value = newValue; lock.unlock() }
+    func get() -> T? { lock.lock(); defer { lock.unlock() }; return value }
 }

@@ -2,42 +2,53 @@ import Foundation
 import Logging
 import WOPICore
 
-/// What a host runs on: a metadata store (``WOPIStore`` and ``AuthorizationStore``) and a folder of
-/// document bodies (``FileSystemBlobStore``).
+/// What a host runs on: a metadata store (``WOPIStore`` and ``AuthorizationStore``) and a store of
+/// document bodies (any ``BlobStore``; ``FileSystemBlobStore`` by default).
 ///
 /// The embedded default keeps both in one data folder: `wopi.sqlite` and `blobs/`. For several hosts,
 /// ``open(data:database:blobs:logger:)`` with a PostgreSQL URL puts the metadata in that database, and
-/// `blobs` names a folder every host mounts. `wopi serve` and the management commands open the same
+/// `blobs` is a store every host reaches: a folder every host mounts, or object storage. `wopi serve` and the management commands open the same
 /// storage at the same time; the database keeps them consistent.
 public struct HostStorage: Sendable {
     /// Users, containers, files, locks, secrets, and sign-in records.
     public let store: any WOPIStore & AuthorizationStore
     /// Document bodies.
-    public let blobs: FileSystemBlobStore
+    public let blobs: any BlobStore
     private let closeStore: @Sendable () async -> Void
 
     /// Storage over your own stores; `close` runs once from ``close()``.
-    public init(store: any WOPIStore & AuthorizationStore, blobs: FileSystemBlobStore, close: @escaping @Sendable () async -> Void = {}) {
+    public init(store: any WOPIStore & AuthorizationStore, blobs: any BlobStore, close: @escaping @Sendable () async -> Void = {}) {
         self.store = store
         self.blobs = blobs
         self.closeStore = close
     }
 
-    /// The embedded default: SQLite at `<data>/wopi.sqlite`, bodies in `blobs` (default `<data>/blobs`).
+    /// The embedded default: SQLite at `<data>/wopi.sqlite`, bodies in the folder `blobs` (default `<data>/blobs`).
     public static func embedded(data: URL, blobs: URL? = nil) throws -> HostStorage {
         let data = data.standardizedFileURL
-        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return HostStorage(store: try SQLiteStore(path: data.appendingPathComponent("wopi.sqlite").path),
-                           blobs: try FileSystemBlobStore(folder: blobs ?? data.appendingPathComponent("blobs")))
+        return try embedded(data: data, blobStore: try FileSystemBlobStore(folder: blobs ?? data.appendingPathComponent("blobs")))
     }
 
-    /// PostgreSQL at `database` when given, else SQLite in `data`; bodies in `blobs` (default `<data>/blobs`).
+    /// SQLite at `<data>/wopi.sqlite`, bodies in `blobStore`.
+    public static func embedded(data: URL, blobStore: any BlobStore) throws -> HostStorage {
+        let data = data.standardizedFileURL
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return HostStorage(store: try SQLiteStore(path: data.appendingPathComponent("wopi.sqlite").path), blobs: blobStore)
+    }
+
+    /// PostgreSQL at `database` when given, else SQLite in `data`; bodies in the folder `blobs` (default `<data>/blobs`).
     public static func open(data: URL, database: PostgresDatabaseURL?, blobs: URL?,
                             logger: Logger = Logger(label: "wopi.storage")) async throws -> HostStorage {
-        guard let database else { return try embedded(data: data, blobs: blobs) }
         let bodies = try FileSystemBlobStore(folder: blobs ?? data.standardizedFileURL.appendingPathComponent("blobs"))
+        return try await open(data: data, database: database, blobStore: bodies, logger: logger)
+    }
+
+    /// PostgreSQL at `database` when given, else SQLite in `data`; bodies in `blobStore`.
+    public static func open(data: URL, database: PostgresDatabaseURL?, blobStore: any BlobStore,
+                            logger: Logger = Logger(label: "wopi.storage")) async throws -> HostStorage {
+        guard let database else { return try embedded(data: data, blobStore: blobStore) }
         let store = try await PostgresStore.connect(to: database, logger: logger)
-        return HostStorage(store: store, blobs: bodies, close: { await store.close() })
+        return HostStorage(store: store, blobs: blobStore, close: { await store.close() })
     }
 
     /// Releases the store's connections.

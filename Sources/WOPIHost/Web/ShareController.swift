@@ -132,7 +132,7 @@ struct ShareController<Context: RequestContext>: Sendable {
         headers[.contentType] = "application/octet-stream"
         headers[.contentDisposition] = "attachment; filename*=UTF-8''\(file.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "download")"
         headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: try await backend.blobs.read(file.blobKey, size: file.size))
+        return Response(status: .ok, headers: headers, body: ResponseBody(blob: try await backend.blobs.read(file.blobKey, size: file.size)))
     }
 
     private static func size(_ bytes: Int64) -> String {

@@ -83,7 +83,7 @@ extension FilesCommand {
                 // Bodies dropped from the history go by the same clean-up `wopi serve` runs at start: only bodies no
                 // record refers to and older than its grace period, so an upload in flight elsewhere is never touched.
                 if !change.droppedBlobs.isEmpty {
-                    _ = try? data.blobs.collectGarbage(referenced: try await data.store.referencedBlobs())
+                    _ = try? await data.blobs.collectGarbage(referenced: try await data.store.referencedBlobs())
                 }
                 try await data.audit(AuditEvent(.fileRestored, file: fileID.rawValue,
                                                 details: ["restored": "v\(version)", "old_version": change.previous.versionString,

@@ -104,7 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await folder.store.setHostSetting(String(operations.keepVersions), named: OperationsOptions.keepVersionsSetting)
         // END operations
         let backend = try await folder.backend(configuration: configuration)
-        let collected = try folder.blobs.collectGarbage(referenced: try await folder.store.referencedBlobs())
+        let collected = try await folder.blobs.collectGarbage(referenced: try await folder.store.referencedBlobs())
         if collected > 0 { logger.notice("removed \(collected) orphaned upload(s)") }
 
         if let demo = try await DemoProvisioning.provisionIfEmpty(folder) {
@@ -113,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
         // BEGIN Office sign-in (issue 4)
         signInSetup.report(publicURL: base, logger: logger)
         // END Office sign-in
-        logger.notice("WOPI host listening", metadata: ["url": "\(base.absoluteString)", "blobs": "\(folder.blobs.folder.path)",
+        logger.notice("WOPI host listening", metadata: ["url": "\(base.absoluteString)", "blobs": "\(folder.blobs.location)",
                                                        "store": "\(dataOptions.usesDatabase ? "postgresql" : "sqlite")"])
         let proofKeys = try await proofKeyOptions.loadCache(logger: logger)
         if proofKeys != nil { logger.notice("checking WOPI proof keys", metadata: ["discovery": "\(proofKeyOptions.discovery ?? "")"]) }

@@ -1,10 +1,12 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import Logging
+import WOPIBlobStoreS3
 import WOPICore
 import WOPIHost
 
-/// `--data DIR`, `--database URL` and `--blobs DIR`: where every command that works on a host's storage finds it.
+/// `--data DIR`, `--database URL` and `--blobs DIR|s3://…`: where every command that works on a host's storage finds it.
 struct DataOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The data folder: the SQLite database (unless --database) and, by default, the document bodies.",
                                             valueName: "dir"))
@@ -17,15 +19,42 @@ struct DataOptions: ParsableArguments {
         """, valueName: "postgres://user[:pw]@host[:port]/db"))
     var database: String?
 
-    @Option(name: .long, help: ArgumentHelp("The folder for document bodies (default: blobs/ in --data); hosts sharing a database share it.",
-                                            valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("""
+        Where document bodies live (env WOPI_BLOBS): a folder (default: blobs/ in --data), or an S3-compatible bucket \
+        as s3://BUCKET[/PREFIX]?endpoint=URL&region=R, with keys from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or \
+        --s3-credentials. Hosts sharing a database share it.
+        """, valueName: "dir|s3-url"))
     var blobs: String?
+
+    @Option(name: .long, help: ArgumentHelp("""
+        A file with the S3 keys for --blobs s3://…, in the AWS shared-credentials format: aws_access_key_id and \
+        aws_secret_access_key under [default]. Without it, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
+        """, valueName: "file"))
+    var s3Credentials: String?
 
     /// The environment variable that names the database when `--database` is absent.
     static let databaseVariable = "WOPI_DATABASE_URL"
+    /// The environment variable that names the blob store when `--blobs` is absent.
+    static let blobsVariable = "WOPI_BLOBS"
 
     func validate() throws {
-        do { _ = try databaseURL() } catch let error as CLIError.InvalidInput { throw ValidationError(error.description) }
+        do {
+            _ = try databaseURL()
+            _ = try s3Location()
+        } catch let error as CLIError.InvalidInput { throw ValidationError(error.description) }
+    }
+
+    /// `--blobs`, else `WOPI_BLOBS`; `nil` for the default folder.
+    func blobsSetting(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        blobs ?? environment[Self.blobsVariable].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The bucket when the blob store is `s3://…`, parsed; `nil` for a folder.
+    func s3Location(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> S3Location? {
+        guard let text = blobsSetting(environment: environment), text.lowercased().hasPrefix("s3://") else { return nil }
+        do { return try S3Location(parsing: text) } catch {
+            throw CLIError.InvalidInput("\(blobs == nil ? Self.blobsVariable : "--blobs"): \(error)")
+        }
     }
 
     /// `--database`, else `WOPI_DATABASE_URL`, parsed; `nil` for the embedded SQLite store.
@@ -39,12 +68,45 @@ struct DataOptions: ParsableArguments {
     /// Whether the storage is PostgreSQL (`--database` or `WOPI_DATABASE_URL`) rather than SQLite in `--data`.
     var usesDatabase: Bool { ((try? databaseURL()) ?? nil) != nil }
 
-    /// Opens the storage, reporting a failure as one line: a bad or unreachable database is invalid input (exit 2).
+    /// Opens the storage, reporting a failure as one line: a bad or unreachable database or blob store is invalid input (exit 2).
     func open(logger: Logger = Logger(label: "wopi.storage")) async throws -> HostStorage {
         let url = try databaseURL()
+        guard let location = try s3Location() else {
+            return try await open(database: url, blobStore: nil, logger: logger)
+        }
+        let credentials: S3Credentials
         do {
-            return try await HostStorage.open(data: URL(fileURLWithPath: data, isDirectory: true), database: url,
-                                              blobs: blobs.map { URL(fileURLWithPath: $0, isDirectory: true) }, logger: logger)
+            if let file = s3Credentials {
+                credentials = try S3Credentials.load(file: file)
+            } else if let fromEnvironment = S3Credentials.fromEnvironment() {
+                credentials = fromEnvironment
+            } else {
+                throw CLIError.InvalidInput("no S3 credentials for bucket '\(location.bucket)': set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or pass --s3-credentials FILE")
+            }
+        } catch let error as S3BlobStoreError {
+            throw CLIError.InvalidInput(error.description)
+        }
+        let http = S3BlobStore.makeHTTPClient()
+        do {
+            let store = try await S3BlobStore.connect(to: location, credentials: credentials, http: http)
+            let storage = try await open(database: url, blobStore: store, logger: logger)
+            return HostStorage(store: storage.store, blobs: storage.blobs, close: {
+                await storage.close()
+                try? await http.shutdown()
+            })
+        } catch {
+            try? await http.shutdown()
+            if let error = error as? S3BlobStoreError { throw CLIError.InvalidInput("blob store: \(error)") }
+            throw error
+        }
+    }
+
+    private func open(database url: PostgresDatabaseURL?, blobStore: (any BlobStore)?, logger: Logger) async throws -> HostStorage {
+        do {
+            let dataURL = URL(fileURLWithPath: data, isDirectory: true)
+            if let blobStore { return try await HostStorage.open(data: dataURL, database: url, blobStore: blobStore, logger: logger) }
+            return try await HostStorage.open(data: dataURL, database: url,
+                                              blobs: blobsSetting().map { URL(fileURLWithPath: $0, isDirectory: true) }, logger: logger)
         } catch let error as PostgresStoreError {
             throw CLIError.InvalidInput("\(error)")
         } catch let error as StoreSchemaError {

@@ -35,8 +35,8 @@ extension TestHost {
         return HostileSnapshot(record: record, content: get.body, itemVersion: get.header("X-WOPI-ItemVersion"),
                                lock: lock.header("X-WOPI-Lock"), user: user,
                                tree: try await tree(of: user.rootContainerID, path: ""),
-                               blobs: Self.listing(folder.blobs.folder, recursive: true),
-                               staging: Self.listing(folder.blobs.stagingFolder, recursive: false))
+                               blobs: Self.listing(folder.fileBlobs.folder, recursive: true),
+                               staging: Self.listing(folder.fileBlobs.stagingFolder, recursive: false))
     }
 
     private func tree(of container: ResourceID, path: String) async throws -> [String: String] {
@@ -59,10 +59,10 @@ extension TestHost {
     /// Waits (up to `seconds`) until `tmp/` is empty, as it must be soon after a dropped upload.
     func stagingSettles(within seconds: Double = 5) async throws -> Set<String> {
         let deadline = Date().addingTimeInterval(seconds)
-        var left = Self.listing(folder.blobs.stagingFolder, recursive: false)
+        var left = Self.listing(folder.fileBlobs.stagingFolder, recursive: false)
         while !left.isEmpty, Date() < deadline {
             try await Task.sleep(for: .milliseconds(50))
-            left = Self.listing(folder.blobs.stagingFolder, recursive: false)
+            left = Self.listing(folder.fileBlobs.stagingFolder, recursive: false)
         }
         return left
     }

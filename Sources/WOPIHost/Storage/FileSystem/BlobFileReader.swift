@@ -9,7 +9,7 @@ import SystemPackage
 /// the time a buffer's turn comes again the channel has usually let go of it, so steady state touches
 /// no new memory (should it still be held, `ByteBuffer` copies on write and nothing is shared).
 ///
-/// Each read runs on NIO's blocking-I/O thread pool, and the caller (``FileSystemBlobStore``) awaits it
+/// Each read runs on NIO's blocking-I/O thread pool, and the caller (``BlobFileChunks``) awaits it
 /// before starting the next one, so at most one thread touches the state at a time: that is what
 /// makes the unchecked `Sendable` sound.
 final class BlobFileReader: @unchecked Sendable {
@@ -61,11 +61,64 @@ final class BlobFileReader: @unchecked Sendable {
         }
     }
 
+    /// A reader dropped before its end (the client went away) still closes its file.
+    deinit { try? descriptor?.close() }
+
     /// Closes the file.
     func close() async {
         _ = try? await NIOThreadPool.singleton.runIfActive {
             try? self.descriptor?.close()
             self.descriptor = nil
         }
+    }
+}
+
+/// The chunks of one stored body for ``BlobContent``: each chunk is read while the one before it is
+/// being sent, as a prefetch the next call collects.
+final class BlobFileChunks {
+    private let path: FilePath
+    private let size: Int64
+    private let chunkLength: Int
+    private var reader: BlobFileReader?
+    private var prefetch: Task<ByteBuffer, any Error>?
+    private var finished = false
+
+    init(path: FilePath, size: Int64, chunkLength: Int) {
+        self.path = path
+        self.size = size
+        self.chunkLength = chunkLength
+    }
+
+    /// The next chunk; `nil` after the last one, when the file is closed.
+    func next() async throws -> ByteBuffer? {
+        guard !finished else { return nil }
+        do {
+            let reader = try await openReader()
+            let chunk: ByteBuffer
+            if let prefetch {
+                self.prefetch = nil
+                chunk = try await prefetch.value
+            } else if reader.isAtEnd {
+                finished = true
+                await reader.close()
+                return nil
+            } else {
+                chunk = try await reader.next()
+            }
+            if !reader.isAtEnd { prefetch = Task { try await reader.next() } }
+            return chunk
+        } catch {
+            finished = true
+            _ = try? await prefetch?.value
+            await reader?.close()
+            throw error
+        }
+    }
+
+    private func openReader() async throws -> BlobFileReader {
+        if let reader { return reader }
+        let opened = try await BlobFileReader.open(path, size: size, chunkLength: chunkLength)
+        reader = opened
+        return opened
     }
 }

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import Hummingbird
 import NIOCore
 import NIOPosix
 import _NIOFileSystem
@@ -84,27 +83,13 @@ public struct FileSystemBlobStore: BlobStore {
         }
     }
 
-    public func read(_ key: BlobKey, size: Int64) async throws -> ResponseBody {
+    public func read(_ key: BlobKey, size: Int64) async throws -> BlobContent {
         let path = blobPath(key)
         guard try await FileSystem.shared.info(forFileAt: path) != nil else { throw BlobStoreError.notFound(key) }
         let chunkLength = chunkLength
-        return ResponseBody(contentLength: Int(size)) { writer in
-            let file = try await BlobFileReader.open(path, size: size, chunkLength: chunkLength)
-            do {
-                // One chunk is sent while the next one is read.
-                var chunk = try await file.next()
-                while !file.isAtEnd {
-                    async let following = file.next()
-                    try await writer.write(chunk)
-                    chunk = try await following
-                }
-                if chunk.readableBytes > 0 { try await writer.write(chunk) }
-            } catch {
-                await file.close()
-                throw error
-            }
-            await file.close()
-            try await writer.finish(nil)
+        return BlobContent(size: size) {
+            let chunks = BlobFileChunks(path: path, size: size, chunkLength: chunkLength)
+            return { try await chunks.next() }
         }
     }
 
@@ -124,13 +109,12 @@ public struct FileSystemBlobStore: BlobStore {
         }
     }
 
-    /// Removes staging files left by a crash, and bodies no file refers to, when older than `grace`.
-    ///
-    /// With several hosts on one folder, a body another host has just written is on disk before its
-    /// record is committed; the age test is what keeps this sweep away from it. `grace` must exceed the
-    /// longest a write can take from its last byte to its record (seconds in practice; the default is an
-    /// hour), and the hosts' clocks must agree to well within it.
-    public func collectGarbage(referenced: Set<BlobKey>, grace: TimeInterval = 3600) throws -> Int {
+    /// The folder's path.
+    public var location: String { folder.path }
+
+    /// Removes staging files left by a crash, and bodies no file refers to, when older than `grace`
+    /// (by modification time).
+    public func collectGarbage(referenced: Set<BlobKey>, grace: TimeInterval) async throws -> Int {
         let manager = FileManager.default
         let cutoff = Date().addingTimeInterval(-grace)
         var removed = 0

@@ -1,0 +1,242 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOConcurrencyHelpers
+import WOPIHost
+
+/// A ``BlobStore`` in an S3-compatible bucket (AWS S3, SeaweedFS, MinIO, …): one object per body,
+/// named `PREFIX` + the blob key.
+///
+/// A body up to ``partSize`` goes up in one `PUT`; a larger one as a multipart upload of ``partSize``
+/// parts, each sent while the next fills, so at most two parts are in memory. S3 stores an object
+/// durably before it answers, and a multipart object appears only when the upload completes: a key
+/// is returned, and recorded, only after that. On any error the multipart upload is aborted. Reads
+/// stream the object as the server sends it.
+public struct S3BlobStore: BlobStore {
+    /// The bucket, prefix, endpoint and region.
+    public let s3Location: S3Location
+    /// The size of each part of a multipart upload, and the largest body sent in a single `PUT`.
+    public let partSize: Int
+    private let client: S3Client
+
+    /// The smallest ``partSize``: parts of at least 8 MiB keep a 5 GiB body within S3's 10,000 parts.
+    public static let minimumPartSize = 8 * 1024 * 1024
+
+    /// A store over `location`, signing with `credentials`, sending through `http` (which the caller
+    /// shuts down). Checks nothing: use ``connect(to:credentials:http:timeout:)`` to fail early.
+    public init(location: S3Location, credentials: S3Credentials, http: HTTPClient, partSize: Int = S3BlobStore.minimumPartSize) {
+        self.s3Location = location
+        self.partSize = max(partSize, Self.minimumPartSize)
+        self.client = S3Client(location: location, credentials: credentials, http: http)
+    }
+
+    /// A store whose bucket was reached with these credentials and region, or an ``S3BlobStoreError``
+    /// naming what is wrong: bad credentials, wrong region, no such bucket, or no answer within `timeout`.
+    public static func connect(to location: S3Location, credentials: S3Credentials, http: HTTPClient,
+                               partSize: Int = S3BlobStore.minimumPartSize, timeout: TimeAmount = .seconds(10)) async throws -> S3BlobStore {
+        let store = S3BlobStore(location: location, credentials: credentials, http: http, partSize: partSize)
+        do {
+            try await store.client.probeBucket(timeout: timeout)
+        } catch let error as S3Client.ServerError {
+            throw store.explain(error)
+        }
+        return store
+    }
+
+    /// An HTTP client suited to a store: bounded connection set-up, so an unreachable endpoint fails in seconds.
+    public static func makeHTTPClient() -> HTTPClient {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5)))
+        configuration.decompression = .disabled
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Streams a body into a new object: one `PUT` up to ``partSize``, a multipart upload above it.
+    public func write<Body: AsyncSequence & Sendable>(_ body: Body, maximumSize: Int64) async throws -> StoredBlob
+        where Body.Element == ByteBuffer {
+        let key = BlobKey.random()
+        let objectKey = client.objectKey(key.rawValue)
+        var hasher = SHA256()
+        var size: Int64 = 0
+        var part = ByteBuffer()
+        part.reserveCapacity(partSize)
+        var uploadID: String?
+        var etags: [String] = []
+        // The part being sent while `part` fills: two parts in memory at most.
+        var sending: Task<String, any Error>?
+        var putStarted = false
+        do {
+            for try await chunk in body {
+                size += Int64(chunk.readableBytes)
+                guard size <= maximumSize else { throw BlobStoreError.tooLarge(maximumSize: maximumSize) }
+                chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+                var chunk = chunk
+                while chunk.readableBytes > 0 {
+                    var slice = chunk.readSlice(length: min(chunk.readableBytes, partSize - part.readableBytes))!
+                    part.writeBuffer(&slice)
+                    guard part.readableBytes == partSize else { continue }
+                    if uploadID == nil { uploadID = try await client.createMultipartUpload(objectKey) }
+                    if let previous = sending {
+                        sending = nil
+                        etags.append(try await previous.value)
+                    }
+                    let (client, id, number, full) = (client, uploadID!, etags.count + 1, part)
+                    sending = Task { try await client.uploadPart(objectKey, uploadID: id, number: number, body: full) }
+                    part = ByteBuffer()
+                    part.reserveCapacity(partSize)
+                }
+            }
+            if let uploadID {
+                if let previous = sending {
+                    sending = nil
+                    etags.append(try await previous.value)
+                }
+                if part.readableBytes > 0 {
+                    etags.append(try await client.uploadPart(objectKey, uploadID: uploadID, number: etags.count + 1, body: part))
+                }
+                try await client.completeMultipartUpload(objectKey, uploadID: uploadID, etags: etags)
+            } else {
+                putStarted = true
+                try await client.putObject(objectKey, body: part)
+            }
+            return StoredBlob(key: key, size: size, sha256: Data(hasher.finalize()).base64EncodedString())
+        } catch {
+            if let sending {
+                sending.cancel()
+                _ = try? await sending.value
+            }
+            if let uploadID {
+                try? await client.abortMultipartUpload(objectKey, uploadID: uploadID)
+            } else if putStarted {
+                // A PUT whose answer was lost may have stored the object; it would otherwise stay until the sweep.
+                try? await client.deleteObject(objectKey)
+            }
+            if let error = error as? S3Client.ServerError { throw explain(error) }
+            throw error
+        }
+    }
+
+    /// Streams an object as the server sends it.
+    public func read(_ key: BlobKey, size: Int64) async throws -> BlobContent {
+        let first = FirstResponse(try await get(key))
+        return BlobContent(size: size) { [self] in
+            var chunks: HTTPClientResponse.Body.AsyncIterator?
+            return {
+                if chunks == nil {
+                    let response: HTTPClientResponse
+                    if let taken = first.take() { response = taken } else { response = try await get(key) }
+                    chunks = response.body.makeAsyncIterator()
+                }
+                return try await chunks!.next()
+            }
+        }
+    }
+
+    private func get(_ key: BlobKey) async throws -> HTTPClientResponse {
+        do {
+            return try await client.send(.GET, key: client.objectKey(key.rawValue), timeout: .seconds(30))
+        } catch let error as S3Client.ServerError where error.status == .notFound {
+            throw BlobStoreError.notFound(key)
+        } catch let error as S3Client.ServerError {
+            throw explain(error)
+        }
+    }
+
+    /// Deletes an object; a missing one is no error.
+    public func delete(_ key: BlobKey) async throws {
+        do { try await client.deleteObject(client.objectKey(key.rawValue)) } catch let error as S3Client.ServerError { throw explain(error) }
+    }
+
+    /// Deletes objects under the prefix that are blob keys not in `referenced`, and aborts multipart
+    /// uploads, when their `LastModified` (or `Initiated`) is older than `grace`.
+    public func collectGarbage(referenced: Set<BlobKey>, grace: TimeInterval) async throws -> Int {
+        let cutoff = Date().addingTimeInterval(-grace)
+        var removed = 0
+        var continuation: String?
+        repeat {
+            let page = try await client.listObjects(continuation: continuation)
+            for object in page.contents {
+                guard object.key.hasPrefix(s3Location.prefix),
+                      let key = BlobKey(String(object.key.dropFirst(s3Location.prefix.count))), !referenced.contains(key),
+                      let modified = S3Timestamp.parse(object.lastModified), modified < cutoff else { continue }
+                try await client.deleteObject(object.key)
+                removed += 1
+            }
+            continuation = page.isTruncated ? page.nextContinuationToken : nil
+        } while continuation != nil
+        var marker: (key: String?, uploadID: String?) = (nil, nil)
+        repeat {
+            let page = try await client.listMultipartUploads(keyMarker: marker.key, uploadIDMarker: marker.uploadID)
+            for upload in page.uploads {
+                guard let initiated = S3Timestamp.parse(upload.initiated), initiated < cutoff else { continue }
+                try await client.abortMultipartUpload(upload.key, uploadID: upload.uploadID)
+                removed += 1
+            }
+            marker = page.isTruncated ? (page.nextKeyMarker, page.nextUploadIDMarker) : (nil, nil)
+        } while marker.key != nil
+        return removed
+    }
+
+    /// Lists at most one key within five seconds: proves the endpoint answers and accepts the keys.
+    public func checkReadiness() async throws {
+        do {
+            try await client.probeBucket(timeout: .seconds(5))
+        } catch let error as S3Client.ServerError {
+            throw BlobStoreError.unavailable("\(explain(error))")
+        } catch let error as S3BlobStoreError {
+            throw BlobStoreError.unavailable(error.description)
+        }
+    }
+
+    /// The bucket, prefix, endpoint and region (never the credentials).
+    public var location: String { s3Location.description }
+
+    /// Everything under the prefix: object keys, and `upload:KEY` for each unfinished multipart upload.
+    func contents() async throws -> Set<String> {
+        var names: Set<String> = []
+        var continuation: String?
+        repeat {
+            let page = try await client.listObjects(continuation: continuation)
+            names.formUnion(page.contents.map(\.key))
+            continuation = page.isTruncated ? page.nextContinuationToken : nil
+        } while continuation != nil
+        var marker: (key: String?, uploadID: String?) = (nil, nil)
+        repeat {
+            let page = try await client.listMultipartUploads(keyMarker: marker.key, uploadIDMarker: marker.uploadID)
+            names.formUnion(page.uploads.map { "upload:\($0.key)" })
+            marker = page.isTruncated ? (page.nextKeyMarker, page.nextUploadIDMarker) : (nil, nil)
+        } while marker.key != nil
+        return names
+    }
+
+    /// Creates the bucket.
+    func createBucket() async throws { try await client.createBucket() }
+
+    /// A server's answer in the words of ``S3BlobStoreError``.
+    private func explain(_ error: S3Client.ServerError) -> S3BlobStoreError {
+        let bucket = "bucket '\(s3Location.bucket)' at \(s3Location.endpoint.absoluteString)"
+        switch error.code {
+        case "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "InvalidToken", "ExpiredToken":
+            return .badCredentials("the S3 server refused the credentials for \(bucket) (\(error.status.code) \(error.code))")
+        case "AuthorizationHeaderMalformed", "PermanentRedirect", "IllegalLocationConstraintException":
+            let actual = error.bucketRegion.map { ": the bucket is in \($0)" } ?? ""
+            return .wrongRegion("region \(s3Location.region) is wrong for \(bucket)\(actual) (\(error.status.code) \(error.code))")
+        case "NoSuchBucket":
+            return .noSuchBucket("there is no \(bucket)")
+        default:
+            if error.status == .movedPermanently, let region = error.bucketRegion {
+                return .wrongRegion("region \(s3Location.region) is wrong for \(bucket): the bucket is in \(region)")
+            }
+            return .requestFailed("the S3 server answered \(error) for \(bucket)")
+        }
+    }
+}
+
+/// The response `read` already has, handed to the first iteration only.
+private final class FirstResponse: Sendable {
+    private let response: NIOLockedValueBox<HTTPClientResponse?>
+    init(_ response: HTTPClientResponse) { self.response = NIOLockedValueBox(response) }
+    func take() -> HTTPClientResponse? { response.withLockedValue { value in defer { value = nil }; return value } }
+}
