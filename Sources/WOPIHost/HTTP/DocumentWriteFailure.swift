@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 import SystemPackage
 import _NIOFileSystem
 
@@ -31,13 +30,13 @@ struct DocumentWriteFailure: Sendable, Hashable {
         }
     }
 
-    /// The `errno` of a failed system call, from the error types the blob stores' layers throw.
+    /// The `errno` of a failed file-system call, from the error types the blob stores' layers throw (not NIO's
+    /// `IOError`, which sockets throw too: a failed connection is not a failed write).
     static func errno(in error: any Error) -> Int32? {
         switch error {
         case let error as Errno: return error.rawValue
         case let error as FileSystemError.SystemCallError: return error.errno.rawValue
         case let error as FileSystemError: return error.cause.flatMap { Self.errno(in: $0) }
-        case let error as IOError: return error.errnoCode
         case let error as POSIXError: return error.code.rawValue
         case let error as CocoaError: return (error.userInfo[NSUnderlyingErrorKey] as? any Error).flatMap { Self.errno(in: $0) }
         default: return nil

@@ -24,8 +24,9 @@ final class SupervisedPostgresClient: Sendable {
     struct Timing: Sendable {
         /// How long queries may be in flight with none finishing before the server is probed.
         var stallLimit: Duration = .milliseconds(500)
-        /// How long a probe may take, connecting and answering `SELECT 1`.
-        var probeTimeout: Duration = .milliseconds(500)
+        /// How long a probe may take, connecting and answering `SELECT 1`. A probe that times out declares
+        /// an outage only when no query finished meanwhile either: a busy server is slow, not down.
+        var probeTimeout: Duration = .seconds(1)
         /// How often in-flight queries are looked at.
         var tick: Duration = .milliseconds(100)
     }
@@ -130,7 +131,7 @@ final class SupervisedPostgresClient: Sendable {
         case .unavailable(let reason): throw StoreUnavailable(reason)
         case .probe:
             // One request at a time checks whether the database is back; the others are answered at once.
-            if let reason = await probe() {
+            if let reason = await probe().failure {
                 state.withLock {
                     $0.outage = reason
                     $0.isProbing = false
@@ -201,24 +202,25 @@ final class SupervisedPostgresClient: Sendable {
             return true
         }
         guard claimed else { return }
-        let reason = await probe()
+        let finishedBefore = state.withLock { $0.finished }
+        let outcome = await probe()
         let runner = state.withLock { state -> Task<Void, Never>? in
             state.isProbing = false
             state.stalledSince = nil
-            guard let reason else { return nil }
+            guard let reason = outcome.failure, !(outcome.timedOut && state.finished != finishedBefore) else { return nil }
             state.outage = reason
             state.client = nil
             defer { state.runner = nil }
             return state.runner
         }
-        if let reason {
-            logger.error("the database is unavailable: \(reason)")
-            runner?.cancel()
+        if let runner {
+            logger.error("the database is unavailable: \(outcome.failure ?? "")")
+            runner.cancel()
         }
     }
 
-    /// Connects afresh and runs `SELECT 1`; `nil` when that worked within the probe timeout, else why not.
-    private func probe() async -> String? {
+    /// Connects afresh and runs `SELECT 1`: `failure` is `nil` when that worked within the probe timeout, else why not.
+    private func probe() async -> (failure: String?, timedOut: Bool) {
         let configuration = probeConfiguration
         let logger = logger
         let outcome = await Self.firstOutcome(within: timing.probeTimeout) {
@@ -232,9 +234,9 @@ final class SupervisedPostgresClient: Sendable {
             }
         }
         switch outcome {
-        case .success: return nil
-        case .failure(let error): return Self.connectionFailure(error) ?? PostgresStore.reason(error)
-        case nil: return "no answer within \(timing.probeTimeout)"
+        case .success: return (nil, false)
+        case .failure(let error): return (Self.connectionFailure(error) ?? PostgresStore.reason(error), false)
+        case nil: return ("no answer within \(timing.probeTimeout)", true)
         }
     }
 

@@ -25,7 +25,8 @@ struct StoreDatabasePool: Sendable {
     /// After a failure that says the file is damaged or unreadable, drops the pages the connections
     /// cached, so that once the file is repaired the next read sees it rather than what was read before.
     private func forgettingPages(_ error: any Error) -> any Error {
-        if error is StoreUnavailable { base.releaseMemory() }
+        // Eventually: releaseMemory() would wait for every reader, on a thread of Swift's cooperative pool.
+        if error is StoreUnavailable { base.releaseMemoryEventually() }
         return error
     }
 
