@@ -24,7 +24,7 @@ struct ExpectContinueTests {
             expectStatus(try await host.lock(doc.id, token: doc.token, "expect-lock"), 200)
             let content = Array(String(repeating: "new content, sent after 100 Continue. ", count: 2000).utf8)
             let (interim, final, next) = try await RawHTTPConnection.offPool {
-                let connection = try RawHTTPConnection(port: host.port, timeout: 10)
+                let connection = try RawHTTPConnection(port: host.port, timeout: 60)
                 connection.write(Self.putFileHead(doc.id, token: doc.token, length: content.count, lock: "expect-lock", keepAlive: true))
                 // Nothing of the body is sent until the host asks for it.
                 let interim = connection.readResponse()
@@ -71,8 +71,8 @@ struct ExpectContinueTests {
             ]
             for (name, status, head) in cases {
                 let (outcome, rest) = try await RawHTTPConnection.offPool {
-                    // A host that waited for the body would leave this read to time out.
-                    let connection = try RawHTTPConnection(port: host.port, timeout: 10)
+                    // A host that waited for the body would leave this read to time out (the test host has no idle timeout).
+                    let connection = try RawHTTPConnection(port: host.port, timeout: 60)
                     connection.write(head)
                     let outcome = connection.readResponse()
                     return (outcome, connection.readUntilClosed())

@@ -11,7 +11,8 @@ import WOPICore
 /// 2 s with 503, `Retry-After` and `X-WOPI-ServerError`; `/health/ready` says 503 with the reason
 /// within 1 s while `/health/live` stays 200; and the host serves again, with no restart, as soon as
 /// the database is back. The bounds are protocol guarantees of the fault path (a balancer gives up
-/// after a few seconds), measured per request with a generous ceiling, not benchmarks.
+/// after a few seconds), measured per request, not benchmarks; each is given the time a trivial
+/// request takes at that moment on top, so a machine loaded by parallel tests does not fail them.
 @Suite("Store unavailable")
 struct StoreUnavailableTests {
     static let requestBound = Duration.seconds(2)
@@ -24,16 +25,23 @@ struct StoreUnavailableTests {
         return (response, ContinuousClock.now - start)
     }
 
-    /// A 503 from a store that is down, answered within the request bound.
-    static func expectUnavailable(_ name: String, _ outcome: (WOPIResponse, Duration), mentioning reason: String? = nil,
-                                  sourceLocation: SourceLocation = #_sourceLocation) {
+    /// How long a trivial request (`/health/live`) takes right now: on a machine shared with many test
+    /// processes every answer is slower, and the bounds are about waiting for the store, not about load.
+    static func loadAllowance(_ host: TestHost) async throws -> Duration {
+        try await timed { try await host.send(.GET, "/health/live", token: nil) }.1
+    }
+
+    /// A 503 from a store that is down, answered within the request bound (plus the current ``loadAllowance(_:)``).
+    static func expectUnavailable(_ name: String, _ outcome: (WOPIResponse, Duration), host: TestHost, mentioning reason: String? = nil,
+                                  sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let (response, elapsed) = outcome
+        let allowance = try await loadAllowance(host)
         #expect(response.status == 503, "\(name): \(response)", sourceLocation: sourceLocation)
         #expect(response.header("Retry-After").flatMap(Int.init).map { $0 > 0 } == true, "\(name): \(response)", sourceLocation: sourceLocation)
         let error = response.header("X-WOPI-ServerError") ?? ""
         #expect(error.contains("unavailable"), "\(name): X-WOPI-ServerError '\(error)'", sourceLocation: sourceLocation)
         if let reason { #expect(error.contains(reason), "\(name): X-WOPI-ServerError '\(error)'", sourceLocation: sourceLocation) }
-        #expect(elapsed < requestBound, "\(name) took \(elapsed)", sourceLocation: sourceLocation)
+        #expect(elapsed < requestBound + allowance, "\(name) took \(elapsed) (a trivial request \(allowance))", sourceLocation: sourceLocation)
     }
 
     /// The operations a client runs on an open document, each answered while the store is down.
@@ -65,14 +73,15 @@ struct StoreUnavailableTests {
             // Twice over: the first round finds the outage, the second is answered from what the host knows.
             for _ in 0..<2 {
                 for (name, request) in Self.operations(host, doc) {
-                    Self.expectUnavailable(name, try await Self.timed(request))
+                    try await Self.expectUnavailable(name, try await Self.timed(request), host: host)
                     refused += 1
                 }
             }
             let (ready, readyTime) = try await Self.timed { try await host.send(.GET, "/health/ready", token: nil) }
             #expect(ready.status == 503, "\(ready)")
             #expect(ready.text.contains("database"), "the reason: \(ready.text)")
-            #expect(readyTime < Self.readinessBound, "ready took \(readyTime)")
+            let allowance = try await Self.loadAllowance(host)
+            #expect(readyTime < Self.readinessBound + allowance, "ready took \(readyTime) (a trivial request \(allowance))")
             expectStatus(try await host.send(.GET, "/health/live", token: nil), 200)
             #expect(metrics.exposition().contains("wopi_store_unavailable_total \(refused)"), "\(metrics.exposition())")
 
@@ -100,16 +109,17 @@ struct StoreUnavailableTests {
             let other = try DatabaseQueue(path: host.dataURL.appendingPathComponent("wopi.sqlite").path, configuration: configuration)
             try await other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
 
-            Self.expectUnavailable("Lock", try await Self.timed { try await host.lock(doc.id, token: doc.token, "locked-out") }, mentioning: "locked")
-            Self.expectUnavailable("PutFile", try await Self.timed {
+            try await Self.expectUnavailable("Lock", try await Self.timed { try await host.lock(doc.id, token: doc.token, "locked-out") },
+                                             host: host, mentioning: "locked")
+            try await Self.expectUnavailable("PutFile", try await Self.timed {
                 try await host.putFile(doc.id, token: doc.token, lock: "held", Data("never saved".utf8))
-            }, mentioning: "locked")
+            }, host: host, mentioning: "locked")
             // Writes queued behind one that found the file locked are answered as quickly.
             try await withThrowingTaskGroup(of: (WOPIResponse, Duration).self) { group in
                 for index in 0..<4 {
                     group.addTask { try await Self.timed { try await host.lock(doc.id, token: doc.token, "queued-\(index)") } }
                 }
-                for try await outcome in group { Self.expectUnavailable("a queued Lock", outcome) }
+                for try await outcome in group { try await Self.expectUnavailable("a queued Lock", outcome, host: host) }
             }
             // WAL readers are not blocked by a writer.
             expectStatus(try await host.checkFileInfo(doc.id, token: doc.token), 200)
@@ -139,12 +149,13 @@ struct StoreUnavailableTests {
             try handle.synchronize()
 
             for (name, request) in Self.operations(host, doc) {
-                Self.expectUnavailable(name, try await Self.timed(request), mentioning: "cannot be read")
+                try await Self.expectUnavailable(name, try await Self.timed(request), host: host, mentioning: "cannot be read")
             }
             let (ready, readyTime) = try await Self.timed { try await host.send(.GET, "/health/ready", token: nil) }
             #expect(ready.status == 503, "\(ready)")
             #expect(ready.text.contains("cannot be read"), "the reason: \(ready.text)")
-            #expect(readyTime < Self.readinessBound, "ready took \(readyTime)")
+            let allowance = try await Self.loadAllowance(host)
+            #expect(readyTime < Self.readinessBound + allowance, "ready took \(readyTime) (a trivial request \(allowance))")
             expectStatus(try await host.send(.GET, "/health/live", token: nil), 200)
 
             try handle.seek(toOffset: 0)
