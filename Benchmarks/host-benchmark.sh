@@ -10,6 +10,8 @@
 #   PutFile, 256 MiB              curl, best of 3 (+ server RSS)   nginx PUT (dav module) of the same file
 #                                 (both without Expect: 100-continue; once more with it, as its own figure)
 #   Lock + Unlock pairs           wrk, 8 connections, 8 files      —  (target: 5,000 pairs/s)
+#   PostgreSQL store: CheckFileInfo at 8 and 64 conn, Lock + Unlock   `pgbench -S -M prepared` at the same connection counts;
+#                                                                  the SQLite figures above (targets: ≥ 50 %, p99 ≤ 5 ms at 8)
 #   EnumerateChildren, 50,000     curl, best of 3 (+ server RSS)   —  (target: 300 ms, flat memory)
 #   CheckFileInfo, 1,000,000 files wrk, 8 connections               the same request on the small database
 #
@@ -18,8 +20,8 @@
 #   WOPI_BIN=.build-release/release/wopi FLOOR_BIN=Benchmarks/Floor/.build/release/floor Benchmarks/host-benchmark.sh
 #
 # Environment: DURATION (wrk, default 10s), SIZE_MIB (default 256), PORT (default 18480, uses the next 5
-# too), SKIP_POSTGRES=1 (otherwise CheckFileInfo is also measured on a throwaway PostgreSQL server when
-# PostgreSQL is installed), SKIP_MILLION=1 (leaves out the 1,000,000-file run, ~1 min), CHART=path.png
+# too), SKIP_POSTGRES=1 (otherwise CheckFileInfo and Lock + Unlock are also measured on a throwaway PostgreSQL
+# server when PostgreSQL is installed, beside pgbench), SKIP_MILLION=1 (leaves out the 1,000,000-file run, ~1 min), CHART=path.png
 # (default: benchmark-<time>.png in the current folder; the path is printed).
 #
 # Needs wrk, nginx (with the dav module: Debian's nginx-light has it), curl, python3 and gnuplot:
@@ -136,45 +138,13 @@ for connections in 8 64; do
 done
 kill "$FLOOR_PID"; FLOOR_PID=""
 
-PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
-if [ -z "${SKIP_POSTGRES:-}" ] && [ -n "$PG_BIN" ]; then
-  # A throwaway cluster as an unprivileged user (initdb refuses root), durable settings left at their defaults.
-  PG_PORT=$((PORT + 2)); PG_SERVER_PORT=$((PORT + 3))
-  mkdir -p "$WORK/pg"; as_pg=()
-  if [ "$(id -u)" = 0 ]; then chown postgres "$WORK/pg"; chmod a+x "$WORK"; as_pg=(runuser -u postgres --); fi
-  "${as_pg[@]}" "$PG_BIN/initdb" -D "$WORK/pg/cluster" -U wopikit --auth=trust -E UTF8 --no-locale >/dev/null
-  "${as_pg[@]}" "$PG_BIN/postgres" -D "$WORK/pg/cluster" -h 127.0.0.1 -p "$PG_PORT" -k "$WORK/pg" >"$WORK/pg/log" 2>&1 &
-  for _ in $(seq 1 100); do "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" && break; sleep 0.1; done
-  PG_PID=$(head -1 "$WORK/pg/cluster/postmaster.pid")
-  "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U wopikit wopi
-  DB="postgres://wopikit@127.0.0.1:$PG_PORT/wopi"
-  "$WOPI_BIN" serve --database "$DB" --data "$WORK/pgdata" --port "$PG_SERVER_PORT" --log-level warning >"$WORK/pgserve.out" 2>"$WORK/pgserve.err" &
-  PG_SERVER_PID=$!
-  wait_for "http://127.0.0.1:$PG_SERVER_PORT/health"
-  "$WOPI_BIN" users add bench --password benchmark-pw --database "$DB" >/dev/null
-  PG_SMALL=$("$WOPI_BIN" files add "$WORK/small.docx" --owner bench --database "$DB" --data "$WORK/pgdata" | json id)
-  PG_TOKEN=$("$WOPI_BIN" token --user bench --file "$PG_SMALL" --database "$DB" | json access_token)
-  for connections in 8 64; do
-    run_wrk "WOPIKit CheckFileInfo, PostgreSQL" "http://127.0.0.1:$PG_SERVER_PORT/wopi/files/$PG_SMALL?access_token=$PG_TOKEN" "$connections"
-    record "cfi_postgres_${connections}_rps" "$RPS"; record "cfi_postgres_${connections}_p99_ms" "$P99_MS"
-  done
-  kill "$PG_SERVER_PID"; PG_SERVER_PID=""
-else
-  if [ -n "${SKIP_POSTGRES:-}" ]; then why="SKIP_POSTGRES is set"; else why="PostgreSQL is not installed: apt-get install -y postgresql"; fi
-  echo "  PostgreSQL: not measured ($why)"
-fi
-
 echo
 echo "Lock + Unlock (wrk, 8 threads × 1 connection, each on its own file, alternating LOCK and UNLOCK)"
-LOCK_PATHS=()
-for index in $(seq 1 8); do
-  id=$("$WOPI_BIN" files add "$WORK/small.docx" --owner bench --name "lock-$index.docx" --data "$WORK/data" | json id)
-  token=$("$WOPI_BIN" token --user bench --file "$id" --data "$WORK/data" | json access_token)
-  LOCK_PATHS+=("\"/wopi/files/$id?access_token=$token\"")
-done
-cat > "$WORK/lock-pairs.lua" <<LUA
--- One connection per thread, so a thread's requests are strictly sequential: LOCK, UNLOCK, LOCK, …
-local paths = { $(IFS=,; echo "${LOCK_PATHS[*]}") }
+# lock_script FILE PATH…: one connection per thread, so a thread's requests are strictly sequential: LOCK, UNLOCK, LOCK, …
+lock_script() {
+  local file=$1; shift
+  cat > "$file" <<LUA
+local paths = { $(IFS=,; echo "$*") }
 local next_index = 1
 function setup(thread)
   thread:set("path", paths[next_index])
@@ -190,10 +160,74 @@ function response(status, headers, body)
   if status == 200 then lock_next = not lock_next else lock_next = true end
 end
 LUA
+}
+LOCK_PATHS=()
+for index in $(seq 1 8); do
+  id=$("$WOPI_BIN" files add "$WORK/small.docx" --owner bench --name "lock-$index.docx" --data "$WORK/data" | json id)
+  token=$("$WOPI_BIN" token --user bench --file "$id" --data "$WORK/data" | json access_token)
+  LOCK_PATHS+=("\"/wopi/files/$id?access_token=$token\"")
+done
+lock_script "$WORK/lock-pairs.lua" "${LOCK_PATHS[@]}"
 run_wrk "Lock/Unlock requests" "http://127.0.0.1:$PORT" 8 8 "$WORK/lock-pairs.lua"
 PAIRS=$(python3 -c "print(round($RPS / 2))")
 echo "  → $PAIRS Lock + Unlock pairs per second (target 5,000)"
 record lock_unlock_pairs_per_s "$PAIRS"; record lock_unlock_p99_ms "$P99_MS"
+
+echo
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+if [ -z "${SKIP_POSTGRES:-}" ] && [ -n "$PG_BIN" ]; then
+  echo "PostgreSQL store (a throwaway cluster with default durable settings), beside the database's own limit"
+  # A throwaway cluster as an unprivileged user (initdb refuses root), durable settings left at their defaults.
+  PG_PORT=$((PORT + 2)); PG_SERVER_PORT=$((PORT + 3))
+  mkdir -p "$WORK/pg"; as_pg=()
+  if [ "$(id -u)" = 0 ]; then chown postgres "$WORK/pg"; chmod a+x "$WORK"; as_pg=(runuser -u postgres --); fi
+  "${as_pg[@]}" "$PG_BIN/initdb" -D "$WORK/pg/cluster" -U wopikit --auth=trust -E UTF8 --no-locale >/dev/null
+  "${as_pg[@]}" "$PG_BIN/postgres" -D "$WORK/pg/cluster" -h 127.0.0.1 -p "$PG_PORT" -k "$WORK/pg" -c max_connections=200 >"$WORK/pg/log" 2>&1 &
+  for _ in $(seq 1 100); do "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" && break; sleep 0.1; done
+  PG_PID=$(head -1 "$WORK/pg/cluster/postmaster.pid")
+  "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U wopikit wopi
+  # The database's own limit for point lookups: pgbench's select-only script over prepared statements.
+  "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U wopikit pgbench
+  "$PG_BIN/pgbench" -q -i -s 1 -h 127.0.0.1 -p "$PG_PORT" -U wopikit pgbench >/dev/null 2>&1
+  for connections in 8 64; do
+    PGB_TPS=$("$PG_BIN/pgbench" -S -M prepared -c "$connections" -j 2 -T "${DURATION%s}" -h 127.0.0.1 -p "$PG_PORT" -U wopikit pgbench 2>/dev/null \
+      | awk '/^tps/ {printf "%.0f", $3; exit}')
+    printf '  %-34s %3d connections: %10s tps\n' "pgbench -S -M prepared" "$connections" "$PGB_TPS"
+    record "pgbench_${connections}_tps" "$PGB_TPS"
+  done
+  DB="postgres://wopikit@127.0.0.1:$PG_PORT/wopi"
+  "$WOPI_BIN" serve --database "$DB" --data "$WORK/pgdata" --port "$PG_SERVER_PORT" --log-level warning >"$WORK/pgserve.out" 2>"$WORK/pgserve.err" &
+  PG_SERVER_PID=$!
+  wait_for "http://127.0.0.1:$PG_SERVER_PORT/health"
+  "$WOPI_BIN" users add bench --password benchmark-pw --database "$DB" >/dev/null
+  PG_SMALL=$("$WOPI_BIN" files add "$WORK/small.docx" --owner bench --database "$DB" --data "$WORK/pgdata" | json id)
+  PG_TOKEN=$("$WOPI_BIN" token --user bench --file "$PG_SMALL" --database "$DB" | json access_token)
+  for connections in 8 64; do
+    run_wrk "WOPIKit CheckFileInfo, PostgreSQL" "http://127.0.0.1:$PG_SERVER_PORT/wopi/files/$PG_SMALL?access_token=$PG_TOKEN" "$connections"
+    record "cfi_postgres_${connections}_rps" "$RPS"; record "cfi_postgres_${connections}_p99_ms" "$P99_MS"
+    SQLITE_RPS=$(python3 -c "import json; print(json.load(open('$WORK/results.json'))['cfi_${connections}_rps'])")
+    PGB_TPS=$(python3 -c "import json; print(json.load(open('$WORK/results.json'))['pgbench_${connections}_tps'])")
+    R=$(ratio "$RPS" "$SQLITE_RPS")
+    echo "  → $R% of CheckFileInfo on SQLite at $connections connections (target ≥ 50 %; p99 target ≤ 5 ms at 8); pgbench: $PGB_TPS tps"
+    record "cfi_postgres_${connections}_percent_of_sqlite" "$R"
+  done
+  PG_LOCK_PATHS=()
+  for index in $(seq 1 8); do
+    id=$("$WOPI_BIN" files add "$WORK/small.docx" --owner bench --name "lock-$index.docx" --database "$DB" --data "$WORK/pgdata" | json id)
+    token=$("$WOPI_BIN" token --user bench --file "$id" --database "$DB" | json access_token)
+    PG_LOCK_PATHS+=("\"/wopi/files/$id?access_token=$token\"")
+  done
+  lock_script "$WORK/pg-lock-pairs.lua" "${PG_LOCK_PATHS[@]}"
+  run_wrk "Lock/Unlock requests, PostgreSQL" "http://127.0.0.1:$PG_SERVER_PORT" 8 8 "$WORK/pg-lock-pairs.lua"
+  PG_PAIRS=$(python3 -c "print(round($RPS / 2))")
+  R=$(ratio "$PG_PAIRS" "$PAIRS")
+  echo "  → $PG_PAIRS Lock + Unlock pairs per second on PostgreSQL: $R% of SQLite's $PAIRS (target ≥ 50 %)"
+  record pg_lock_unlock_pairs_per_s "$PG_PAIRS"; record pg_lock_unlock_percent_of_sqlite "$R"
+  kill "$PG_SERVER_PID"; PG_SERVER_PID=""
+else
+  if [ -n "${SKIP_POSTGRES:-}" ]; then why="SKIP_POSTGRES is set"; else why="PostgreSQL is not installed: apt-get install -y postgresql"; fi
+  echo "  PostgreSQL: not measured ($why)"
+fi
 
 echo
 echo "GetFile / PutFile, ${SIZE_MIB} MiB (curl, best of 3), against nginx on the same file"

@@ -14,9 +14,12 @@ public enum WOPIHostApplication {
     /// With `proofKeys`, every `/wopi` request must carry a valid WOPI proof (`wopi serve --discovery`).
     public static func router(backend: WOPIBackend, proofKeys: ProofKeyCache? = nil) -> Router<WOPIRequestContext> {
         let router = Router(context: WOPIRequestContext.self)
+        // A route that reads its body sends `100 Continue` first; one that refuses before reading answers at once.
+        router.add(middleware: ExpectContinueMiddleware())
         // BEGIN operations (issue 11): header limits first, so an oversized request reaches nothing; then metrics and request scope.
         router.add(middleware: HeaderLimitMiddleware(limits: backend.configuration.headerLimits))
         router.add(middleware: OperationsMiddleware(metrics: backend.configuration.monitor.metrics))
+        router.add(middleware: DocumentWriteFailureMiddleware(backend: backend))
         HealthController(backend: backend).addRoutes(to: router)
         // END operations
         router.add(middleware: RequestLogMiddleware())
@@ -64,9 +67,17 @@ public enum WOPIHostApplication {
                             idleTimeout: Duration = .seconds(60), eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                             logger: Logger = Logger(label: "wopi")) -> some ApplicationProtocol {
         Application(router: router(backend: backend, proofKeys: proofKeys),
-                    server: .http1(configuration: .init(idleTimeout: TimeAmount(idleTimeout))),
+                    server: .http1(configuration: .init(additionalChannelHandlers: channelHandlers(), idleTimeout: TimeAmount(idleTimeout))),
                     configuration: .init(address: .hostname(host, port: port), serverName: "WOPIKit"),
                     eventLoopGroupProvider: .shared(eventLoops), logger: logger)
+    }
+
+    /// The channel handlers each HTTP/1.1 connection of a server running ``router(backend:proofKeys:)`` needs
+    /// (Hummingbird's `HTTP1Channel.Configuration.additionalChannelHandlers`; ``make(backend:proofKeys:host:port:idleTimeout:eventLoops:logger:)``
+    /// adds them): `Expect: 100-continue` handling (RFC 9110 §10.1.1), so a client that waits for `100 Continue`
+    /// before it uploads gets it as soon as the route reads the body, or the refusal at once. New ones per connection.
+    public static func channelHandlers() -> [any RemovableChannelHandler] {
+        [ExpectContinueHandler()]
     }
 
     /// Network threads for a host on this machine: half its cores, at least one.

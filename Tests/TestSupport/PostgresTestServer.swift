@@ -43,6 +43,35 @@ public final class PostgresTestServer: Sendable {
         }
     }
 
+    /// A server of this test's own, for a test that stops and restarts it (the shared one serves every
+    /// other test at the same time). Call ``shutDown()`` when done.
+    public static func startPrivate() throws -> PostgresTestServer {
+        try start()
+    }
+
+    /// Stops the server (fast shutdown, as an operator's `pg_ctl stop` does), keeping its data, so that
+    /// ``restart()`` can bring it back.
+    public func stopServer() {
+        let pidFile = folder.appendingPathComponent("cluster/postmaster.pid")
+        guard let text = try? String(contentsOf: pidFile, encoding: .utf8), let pid = text.split(separator: "\n").first.flatMap({ pid_t($0) }) else {
+            return
+        }
+        kill(pid, SIGINT)
+        let deadline = Date().addingTimeInterval(15)
+        while kill(pid, 0) == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+    }
+
+    /// Starts a stopped server again with the same data on the same port; returns once it accepts connections.
+    public func restart() throws {
+        try launch(cluster: folder.appendingPathComponent("cluster"))
+    }
+
+    /// Stops the server and removes its folder.
+    public func shutDown() {
+        stop()
+    }
+
     /// A new, empty database, as a `postgres://` URL.
     public func makeDatabase() throws -> String {
         let name = "wopikit_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
@@ -141,13 +170,7 @@ public final class PostgresTestServer: Sendable {
 
     /// Stops the server by the PID in `postmaster.pid` (fast shutdown), then removes its folder.
     func stop() {
-        let pidFile = folder.appendingPathComponent("cluster/postmaster.pid")
-        if let text = try? String(contentsOf: pidFile, encoding: .utf8), let pid = text.split(separator: "\n").first.flatMap({ pid_t($0) }) {
-            kill(pid, SIGINT)
-            let deadline = Date().addingTimeInterval(15)
-            while kill(pid, 0) == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
-        }
+        stopServer()
         try? FileManager.default.removeItem(at: folder)
     }
 

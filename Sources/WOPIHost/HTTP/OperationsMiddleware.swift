@@ -3,7 +3,8 @@ import Hummingbird
 import WOPICore
 
 /// Names each request's WOPI operation, binds its ``RequestScope`` (for audit events) and, with
-/// metrics on, counts it by operation and status and times it.
+/// metrics on, counts it by operation and status and times it, and counts the answers a store that
+/// was down gave (``StoreUnavailable``).
 struct OperationsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: HostMetrics?
 
@@ -19,6 +20,7 @@ struct OperationsMiddleware<Context: RequestContext>: RouterMiddleware {
             metrics.recordRequest(operation: operation, status: response.status.code, duration: ContinuousClock.now - start)
             return response
         } catch {
+            if error is StoreUnavailable { metrics.recordStoreUnavailable() }
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
             metrics.recordRequest(operation: operation, status: status, duration: ContinuousClock.now - start)
             throw error

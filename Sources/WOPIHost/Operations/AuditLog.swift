@@ -57,6 +57,9 @@ public struct AuditEvent: Sendable, Hashable {
         case lockBroken = "lock.broken"
         /// PutFile saved new content (`old_version`, `new_version`, `size`).
         case fileSaved = "file.saved"
+        /// A document body could not be written, so nothing was saved (`operation`, and `reason`: `no_space`,
+        /// `quota`, `read_only`, `io`, `permission` or `other`).
+        case writeFailed = "file.write_failed"
         /// RenameFile renamed a file (`old_name`, `new_name`).
         case fileRenamed = "file.renamed"
         /// DeleteFile deleted a file (`version`).

@@ -27,6 +27,7 @@ public final class HostMetrics: Sendable {
         // Announce the totals without labels at zero, so a scrape shows them before the first event.
         _ = CoreMetrics.Counter(label: "wopi_lock_conflicts_total", factory: factory)
         _ = CoreMetrics.Counter(label: "wopi_putfile_bytes_total", factory: factory)
+        _ = CoreMetrics.Counter(label: "wopi_store_unavailable_total", factory: factory)
     }
 
     /// One request answered: `wopi_requests_total{operation,status}` and `wopi_request_duration_seconds{operation}`.
@@ -43,6 +44,18 @@ public final class HostMetrics: Sendable {
     /// A PutFile stored `bytes`: `wopi_putfile_bytes_total`.
     public func recordPutFileBytes(_ bytes: Int64) {
         CoreMetrics.Counter(label: "wopi_putfile_bytes_total", factory: factory).increment(by: Int(clamping: bytes))
+    }
+
+    /// A request answered 503 because the metadata store was unavailable (``StoreUnavailable``):
+    /// `wopi_store_unavailable_total`.
+    public func recordStoreUnavailable() {
+        CoreMetrics.Counter(label: "wopi_store_unavailable_total", factory: factory).increment()
+    }
+
+    /// A document body could not be written (a full disk, a read-only or failing volume):
+    /// `wopi_document_write_errors_total{reason}` with `no_space`, `quota`, `read_only`, `io`, `permission` or `other`.
+    public func recordDocumentWriteError(reason: String) {
+        CoreMetrics.Counter(label: "wopi_document_write_errors_total", dimensions: [("reason", reason)], factory: factory).increment()
     }
 
     /// A password sign-in: `wopi_signins_total{outcome}` with `ok`, `failed` or `throttled`.

@@ -94,6 +94,20 @@ final class RawHTTPConnection: @unchecked Sendable {
         shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
+    /// Reads until the server closes the connection; `nil` when the read times out first (the
+    /// server kept the connection open). Returns what arrived before the end of stream.
+    func readUntilClosed() -> [UInt8]? {
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            if count == 0 { return received }
+            guard count > 0 else { return errno == ECONNRESET ? received : nil }
+            received.append(contentsOf: chunk[0..<count])
+        }
+    }
+
     /// Reads one response: status line, headers, and a body framed by Content-Length or chunked
     /// encoding (or read to end of stream). `.closed` when the server sent nothing.
     func readResponse() -> Outcome {

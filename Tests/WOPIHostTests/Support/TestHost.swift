@@ -27,13 +27,17 @@ struct TestHost: Sendable {
     let client: HTTPClient
 
     /// Starts a host, runs `body` against it, then stops the host and deletes its data.
+    ///
+    /// With `database` the metadata lives in that PostgreSQL database instead of SQLite; with `blobs` the
+    /// bodies live in that folder instead of the data folder's `blobs/`.
     static func run<T: Sendable>(maximumFileSize: Int64 = 512 * 1024 * 1024, proofKeys: ProofKeyCache? = nil,
                                  retiredBodyGracePeriod: Duration = .seconds(30), keepVersions: Int = 10,
-                                 monitor: HostMonitor = HostMonitor(), _ body: (TestHost) async throws -> T) async throws -> T {
+                                 monitor: HostMonitor = HostMonitor(), database: PostgresDatabaseURL? = nil, blobs: URL? = nil,
+                                 _ body: (TestHost) async throws -> T) async throws -> T {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("wopihost-tests-\(UUID().uuidString)", isDirectory: true).path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let folder = try HostStorage.embedded(data: URL(fileURLWithPath: path, isDirectory: true))
+        let folder = try await HostStorage.open(data: URL(fileURLWithPath: path, isDirectory: true), database: database, blobs: blobs)
         let clock = HostClock()
         var configuration = WOPIHostConfiguration(publicURL: URL(string: publicURL)!, maximumFileSize: maximumFileSize,
                                                   now: { clock.now() })
@@ -48,6 +52,7 @@ struct TestHost: Sendable {
         // The same router and server settings as `WOPIHostApplication.make`, plus a callback that
         // reports the port the kernel chose for port 0.
         let app = Application(router: WOPIHostApplication.router(backend: backend, proofKeys: proofKeys),
+                              server: .http1(configuration: .init(additionalChannelHandlers: WOPIHostApplication.channelHandlers())),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "WOPIKit"),
                               onServerRunning: { channel in
                                   portContinuation.yield(channel.localAddress?.port ?? 0)
@@ -78,6 +83,7 @@ struct TestHost: Sendable {
         try? await client.shutdown()
         server.cancel()
         _ = await server.result
+        await folder.close()
         return try result.get()
     }
 

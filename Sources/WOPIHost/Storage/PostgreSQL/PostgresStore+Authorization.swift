@@ -6,13 +6,13 @@ import WOPICore
 /// by one host is redeemed at another, and a refresh token rotates once whichever host sees it.
 extension PostgresStore: AuthorizationStore {
     public func storeAuthorizationCode(_ code: AuthorizationCodeRecord) async throws {
-        try await client.query("""
+        try await execute("""
             INSERT INTO oauth_codes (digest, client_id, redirect_uri, redirect_uri_required, user_id, scope, code_challenge,
                                      session_context, grant_id, created_at, expires_at, redeemed_at)
             VALUES (\(code.digest.hex), \(code.clientID), \(code.redirectURI), \(code.redirectURIRequired), \(code.userID.rawValue),
                     \(code.scope), \(code.codeChallenge), \(code.sessionContextDigest?.hex), \(code.grantID),
                     \(code.createdAt.timeIntervalSince1970), \(code.expiresAt.timeIntervalSince1970), \(code.redeemedAt?.timeIntervalSince1970))
-            """, logger: logger)
+            """)
     }
 
     public func authorizationCode(digest: SecretDigest) async throws -> AuthorizationCodeRecord? {
@@ -37,9 +37,9 @@ extension PostgresStore: AuthorizationStore {
     }
 
     public func revokeGrant(_ grantID: String, now: Date) async throws {
-        try await client.query("""
+        try await execute("""
             UPDATE oauth_tokens SET revoked_at = \(now.timeIntervalSince1970) WHERE grant_id = \(grantID) AND revoked_at IS NULL
-            """, logger: logger)
+            """)
     }
 
     public func removeExpiredAuthorizationRecords(before cutoff: Date) async throws {

@@ -61,33 +61,18 @@ extension PostgresStore {
     }
 
     public func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess? {
-        // The user, the file with its folder's name, the best share on the folder chain and the share on the file itself.
-        try await first("""
-            WITH RECURSIVE chain(id) AS (
-                SELECT container_id FROM files WHERE id = \(fileID.rawValue)
-                UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
-            )
-            SELECT u.id, u.name, u.display_name, u.password_hash, u.root_container_id, u.user_info,
-                   f.id, f.container_id, f.owner_id, f.name, f.size, f.version, f.sha256, f.blob_key, f.modified_at,
-                   f.lock_value, f.lock_expires_at, c.name,
-                   (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id),
-                   (SELECT max(s.role) FROM shares s WHERE s.file_id = f.id AND s.user_id = u.id)
-            FROM users u LEFT JOIN files f ON f.id = \(fileID.rawValue) LEFT JOIN containers c ON c.id = f.container_id
-            WHERE u.id = \(userID.rawValue)
-            """) { row in
-            // 'editor' > 'viewer' as text, so max() is the higher role.
-            let (uid, name, displayName, hash, root, info, fid, container, owner, fileName, size, version, sha256, blobKey, modified,
-                 lockValue, lockExpiry, containerName, chainRole, fileRole) = try row.decode(
-                    (String, String, String, String, String, String?, String?, String?, String?, String?, Int64?, Int64?, String?, String?,
-                     Double?, String?, Double?, String?, String?, String?).self)
-            let user = Self.user((uid, name, displayName, hash, root, info))
-            guard let fid, let container, let owner, let fileName, let size, let version, let sha256, let blobKey, let modified else {
-                return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "")
-            }
-            let file = Self.file((fid, container, owner, fileName, size, version, sha256, blobKey, modified, lockValue, lockExpiry))
-            return FileAccess(user: user, file: file, containerName: containerName ?? "", folderShare: chainRole.flatMap(AccessRole.init(rawValue:)),
-                              fileShare: fileRole.flatMap(AccessRole.init(rawValue:)))
+        // One prepared statement: the user, the file with its folder's name, and for anyone but the owner the best
+        // share on the folder chain and the share on the file itself.
+        guard let row = try await first(PostgresStatements.FileAccess(fileID: fileID.rawValue, userID: userID.rawValue)) else { return nil }
+        let (uid, name, displayName, hash, root, info, fid, container, owner, fileName, size, version, sha256, blobKey, modified,
+             lockValue, lockExpiry, containerName, chainRole, fileRole) = row
+        let user = Self.user((uid, name, displayName, hash, root, info))
+        guard let fid, let container, let owner, let fileName, let size, let version, let sha256, let blobKey, let modified else {
+            return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "")
         }
+        let file = Self.file((fid, container, owner, fileName, size, version, sha256, blobKey, modified, lockValue, lockExpiry))
+        return FileAccess(user: user, file: file, containerName: containerName ?? "", folderShare: chainRole.flatMap(AccessRole.init(rawValue:)),
+                          fileShare: fileRole.flatMap(AccessRole.init(rawValue:)))
     }
 
     public func containerAccess(_ containerID: ResourceID, by userID: ResourceID) async throws -> ContainerAccess? {

@@ -71,9 +71,20 @@ extension PostgresStore {
         }
     }
 
+    /// Answers within ``readinessLimit``: a balancer's probe must not wait for the pool to notice an outage.
     public func checkReadiness() async throws {
-        _ = try await all("SELECT 1 FROM wopikit_schema_migrations LIMIT 1") { try $0.decode(Int.self) }
+        let outcome = await SupervisedPostgresClient.firstOutcome(within: Self.readinessLimit) {
+            _ = try await self.all("SELECT 1 FROM wopikit_schema_migrations LIMIT 1") { try $0.decode(Int.self) }
+        }
+        switch outcome {
+        case .success: return
+        case .failure(let error): throw error
+        case nil: throw StoreUnavailable("no answer within \(Self.readinessLimit)")
+        }
     }
+
+    /// How long ``checkReadiness()`` waits for the database.
+    static let readinessLimit = Duration.milliseconds(800)
 
     // MARK: Steps
 

@@ -6,20 +6,32 @@ import WOPICore
 
 /// A ``WOPIStore`` on PostgreSQL, for several hosts sharing one database.
 ///
-/// Every change that reads and then writes (locks, saves, renames, one-time codes) runs in one
-/// transaction that first takes the row's lock (`SELECT … FOR UPDATE`), so two hosts racing on one
-/// file serialize in the database and exactly one compare-and-set wins. Nothing is cached in the
+/// Every change that reads and then writes (saves, renames, one-time codes) runs in one transaction
+/// that first takes the row's lock (`SELECT … FOR UPDATE`), so two hosts racing on one file serialize
+/// in the database and exactly one compare-and-set wins; a lock change is a compare-and-set in one
+/// statement, retried on what won. The statements every WOPI request runs are prepared once per connection. Nothing is cached in the
 /// process: each request sees what the last host committed.
 public final class PostgresStore: WOPIStore {
-    let client: PostgresClient
+    /// The connection pool, supervised: a database that goes away gets ``StoreUnavailable`` within about a second.
+    let connections: SupervisedPostgresClient
     let logger: Logger
-    private let runner: Task<Void, Never>
+
+    /// The pool in use, for tests that tamper with the database behind the store's back.
+    var client: PostgresClient {
+        get throws {
+            guard let client = connections.client else { throw StoreUnavailable("the database is unavailable") }
+            return client
+        }
+    }
 
     /// Connects to `url`, applies missing migrations, and starts the connection pool.
     ///
     /// Throws ``PostgresStoreError/unreachable(_:reason:)`` when the server cannot be reached or refuses
     /// the sign-in, and ``StoreSchemaError/newerThanBinary(found:supported:)`` when a newer WOPIKit has
     /// migrated the database. Call ``close()`` when done.
+    ///
+    /// Once connected, a database that stops answering makes every call throw ``StoreUnavailable`` within
+    /// about a second, and at once after that, until it answers again; no restart is needed.
     public static func connect(to url: PostgresDatabaseURL, maximumConnections: Int = 16, logger: Logger = Logger(label: "wopi.postgres")) async throws -> PostgresStore {
         let tls = try Self.tls(url.tls)
         var connectionConfiguration: PostgresConnection.Configuration
@@ -50,30 +62,19 @@ public final class PostgresStore: WOPIStore {
             if error is StoreSchemaError { throw error }
             throw PostgresStoreError.migrationFailed(url, reason: Self.reason(error))
         }
-        let store = PostgresStore(client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger), logger: logger)
-        await store.started.first { _ in true }
-        return store
+        let connections = await SupervisedPostgresClient(configuration: clientConfiguration, probeConfiguration: connectionConfiguration,
+                                                         logger: logger)
+        return PostgresStore(connections: connections, logger: logger)
     }
 
-    /// Finishes when the runner task is about to enter `run()`, so no query is leased before the pool runs.
-    private let started: AsyncStream<Void>
-
-    private init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    private init(connections: SupervisedPostgresClient, logger: Logger) {
+        self.connections = connections
         self.logger = logger
-        let (started, continuation) = AsyncStream.makeStream(of: Void.self)
-        self.started = started
-        // Detached: the pool must outlive the caller's task (and its graceful-shutdown context) until close().
-        runner = Task.detached {
-            continuation.finish()
-            await client.run()
-        }
     }
 
     /// Closes every connection. Queries after this fail.
     public func close() async {
-        runner.cancel()
-        await runner.value
+        await connections.close()
     }
 
     // MARK: Users
@@ -311,17 +312,17 @@ public final class PostgresStore: WOPIStore {
     }
 
     public func updateLock(_ id: ResourceID, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord) {
-        try await transaction { connection in
-            guard var file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
+        // A compare-and-set instead of a transaction: read the row, decide, and write only if the lock is still the one
+        // read. A concurrent change makes the write match no row, and the request is decided again on what won; so a
+        // race has exactly one winner, in two prepared round trips instead of four (BEGIN, SELECT … FOR UPDATE, UPDATE, COMMIT).
+        while true {
+            guard let row = try await first(PostgresStatements.File(id: id.rawValue)) else { throw WOPIStoreError.notFound }
+            let file = Self.file(row)
             let decision = LockRules.evaluate(request, current: file.lock, now: now)
-            if case .granted(let newState) = decision, newState != file.lock {
-                file.lock = newState
-                try await connection.query("""
-                    UPDATE files SET lock_value = \(newState?.lock.value), lock_expires_at = \(newState?.expiresAt.timeIntervalSince1970)
-                    WHERE id = \(id.rawValue)
-                    """, logger: self.logger)
-            }
-            return (decision, file)
+            guard case .granted(let newState) = decision, newState != file.lock else { return (decision, file) }
+            let change = PostgresStatements.SetLock(id: id.rawValue, newValue: newState?.lock.value,
+                                                    newExpiry: newState?.expiresAt.timeIntervalSince1970, oldValue: row.9, oldExpiry: row.10)
+            if let updated = try await first(change) { return (decision, Self.file(updated)) }
         }
     }
 
@@ -344,7 +345,7 @@ public final class PostgresStore: WOPIStore {
     public func hostSecret(named name: String, orCreate make: @Sendable () -> Data) async throws -> Data {
         if let existing = try await first("SELECT value FROM settings WHERE name = \(name)", { try $0.decode(Data.self) }) { return existing }
         // Two hosts starting at once: the first insert wins and both read its value.
-        try await client.query("INSERT INTO settings (name, value) VALUES (\(name), \(make())) ON CONFLICT (name) DO NOTHING", logger: logger)
+        try await execute("INSERT INTO settings (name, value) VALUES (\(name), \(make())) ON CONFLICT (name) DO NOTHING")
         guard let stored = try await first("SELECT value FROM settings WHERE name = \(name)", { try $0.decode(Data.self) }) else {
             throw WOPIStoreError.notFound
         }
@@ -356,9 +357,9 @@ public final class PostgresStore: WOPIStore {
     }
 
     public func setHostSetting(_ value: String, named name: String) async throws {
-        try await client.query("""
+        try await execute("""
             INSERT INTO settings (name, value) VALUES (\(name), \(Data(value.utf8))) ON CONFLICT (name) DO UPDATE SET value = excluded.value
-            """, logger: logger)
+            """)
     }
 
     // MARK: Helpers
@@ -391,10 +392,22 @@ public final class PostgresStore: WOPIStore {
     /// `body` threw (a ``WOPIStoreError``, a unique violation) reaches the caller unwrapped.
     func transaction<Result>(isolation: isolated (any Actor)? = #isolation,
                              _ body: (PostgresConnection) async throws -> sending Result) async throws -> sending Result {
-        do {
-            return try await client.withTransaction(logger: logger, isolation: isolation, body)
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        try await connections.run(isolation: isolation) { client in
+            try await client.withTransaction(logger: logger, isolation: isolation, body)
+        }
+    }
+
+    /// Runs one statement whose rows do not matter.
+    func execute(_ query: PostgresQuery) async throws {
+        try await connections.run { client in _ = try await client.query(query, logger: logger) }
+    }
+
+    /// The first row of a prepared statement (``PostgresStatements``), if any.
+    func first<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> Statement.Row? where Statement.Row: Sendable {
+        try await connections.run { client in
+            var first: Statement.Row?
+            for try await row in try await client.execute(statement, logger: logger) where first == nil { first = row }
+            return first
         }
     }
 
@@ -403,9 +416,11 @@ public final class PostgresStore: WOPIStore {
     }
 
     func all<Value>(_ query: PostgresQuery, _ decode: (PostgresRow) throws -> Value) async throws -> [Value] {
-        var values: [Value] = []
-        for try await row in try await client.query(query, logger: logger) { values.append(try decode(row)) }
-        return values
+        try await connections.run { client in
+            var values: [Value] = []
+            for try await row in try await client.query(query, logger: logger) { values.append(try decode(row)) }
+            return values
+        }
     }
 
     static func first<Value>(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger,

@@ -19,10 +19,12 @@ final class LockChangeBatcher: @unchecked Sendable {
         let id: ResourceID
         let request: LockRules.Request
         let now: Date
+        /// The pool's lock-failure count when the request arrived.
+        let seenLockFailures: Int
         let continuation: CheckedContinuation<(decision: LockRules.Decision, file: FileRecord), any Error>
     }
 
-    private let pool: DatabasePool
+    private let pool: StoreDatabasePool
     /// Guards `pending` and `isCommitting`.
     private let lock = NSLock()
     private var pending: [Pending] = []
@@ -30,7 +32,7 @@ final class LockChangeBatcher: @unchecked Sendable {
     /// The most requests one transaction takes: bounds how long the write lock is held.
     private let maximumBatch = 256
 
-    init(pool: DatabasePool) {
+    init(pool: StoreDatabasePool) {
         self.pool = pool
     }
 
@@ -38,7 +40,7 @@ final class LockChangeBatcher: @unchecked Sendable {
     func apply(_ id: ResourceID, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord) {
         try await withCheckedThrowingContinuation { continuation in
             let startsCommitter = lock.withLock {
-                pending.append(Pending(id: id, request: request, now: now, continuation: continuation))
+                pending.append(Pending(id: id, request: request, now: now, seenLockFailures: pool.lockFailureCount, continuation: continuation))
                 guard !isCommitting else { return false }
                 isCommitting = true
                 return true
@@ -50,16 +52,21 @@ final class LockChangeBatcher: @unchecked Sendable {
     /// Commits batches until no request waits; requests arriving meanwhile join the next batch.
     private func commitUntilEmpty() async {
         while true {
-            let batch: [Pending] = lock.withLock {
-                let batch = Array(pending.prefix(maximumBatch))
-                pending.removeFirst(batch.count)
-                if batch.isEmpty { isCommitting = false }
-                return batch
+            let taken: [Pending] = lock.withLock {
+                let taken = Array(pending.prefix(maximumBatch))
+                pending.removeFirst(taken.count)
+                if taken.isEmpty { isCommitting = false }
+                return taken
             }
-            guard !batch.isEmpty else { return }
+            guard !taken.isEmpty else { return }
+            // Requests that waited while a batch found the database locked are answered now, not after waiting as long again.
+            let failures = pool.lockFailureCount
+            let (stale, batch) = (taken.filter { $0.seenLockFailures != failures }, taken.filter { $0.seenLockFailures == failures })
+            for item in stale { item.continuation.resume(throwing: StoreUnavailable(StoreDatabasePool.lockedReason)) }
+            guard !batch.isEmpty else { continue }
             let work = batch.map { (id: $0.id, request: $0.request, now: $0.now) }
             do {
-                let outcomes = try await pool.write { db in try work.map { try Self.apply($0.id, $0.request, $0.now, db) } }
+                let outcomes = try await pool.write(after: failures) { db in try work.map { try Self.apply($0.id, $0.request, $0.now, db) } }
                 for (item, outcome) in zip(batch, outcomes) { item.continuation.resume(with: outcome) }
             } catch {
                 for item in batch { item.continuation.resume(throwing: error) }

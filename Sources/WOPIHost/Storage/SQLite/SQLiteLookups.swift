@@ -126,6 +126,10 @@ final class SQLiteLookups: @unchecked Sendable {
     /// Binds `arguments` to `query`, decodes its first row if there is one, and resets the statement
     /// (which ends its read transaction) whatever happens.
     private func read<Record>(_ query: Query, _ arguments: String..., decode: (ResultRow) -> Record) throws -> Record? {
+        do { return try read(query, arguments, decode: decode) } catch { throw StoreDatabasePool.mapped(error) }
+    }
+
+    private func read<Record>(_ query: Query, _ arguments: [String], decode: (ResultRow) -> Record) throws -> Record? {
         try withConnection { connection in
             let statement = try connection.statement(query)
             defer {
@@ -174,7 +178,14 @@ final class SQLiteLookups: @unchecked Sendable {
         let slot = slotLocked(from: home)
         defer { slot.lock.unlock() }
         if slot.connection == nil { slot.connection = try Connection(path: path) }
-        return try body(slot.connection!)
+        do {
+            return try body(slot.connection!)
+        } catch let error as DatabaseError where StoreDatabasePool.unavailability(error) != nil && !StoreDatabasePool.isLocked(error) {
+            // A damaged or unreadable file: open afresh next time, so a repaired file is read anew, not from this connection's cache.
+            slot.connection?.close()
+            slot.connection = nil
+            throw error
+        }
     }
 
     /// One SQLite connection, used by one read at a time, with its compiled statements.
@@ -194,7 +205,7 @@ final class SQLiteLookups: @unchecked Sendable {
             self.handle = handle
             statements = Array(repeating: nil, count: Query.allCases.count)
             // Reads only; waits out a writer's checkpoint like the pool's connections do.
-            sqlite3_busy_timeout(handle, 15_000)
+            sqlite3_busy_timeout(handle, Int32(SQLiteStore.busyTimeout * 1000))
             sqlite3_exec(handle, "PRAGMA query_only = 1", nil, nil, nil)
         }
 

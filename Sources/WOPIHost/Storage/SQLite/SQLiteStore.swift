@@ -11,7 +11,7 @@ import WOPICore
 /// write runs in an immediate transaction, so each lock change is one compare-and-set.
 public final class SQLiteStore: WOPIStore {
     /// Shared with the store's extensions in other files (authorization tables).
-    let pool: DatabasePool
+    let pool: StoreDatabasePool
     /// Group commit for ``updateLock(_:request:now:)`` (issue 10).
     private let lockChanges: LockChangeBatcher
     /// The reads every WOPI request starts with, on SQLite's C API (issue 10).
@@ -20,11 +20,14 @@ public final class SQLiteStore: WOPIStore {
     /// Opens (creating and migrating if needed) the database at `path`.
     ///
     /// Throws ``StoreSchemaError/newerThanBinary(found:supported:)`` when a newer WOPIKit migrated it.
+    ///
+    /// A database file that is locked by another process for longer than ``busyTimeout``, cannot be read,
+    /// or is damaged makes calls throw ``StoreUnavailable``; the next call after it is fixed works.
     public init(path: String) throws {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(15)
+        configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.foreignKeysEnabled = true
-        pool = try DatabasePool(path: path, configuration: configuration)
+        let pool = try DatabasePool(path: path, configuration: configuration)
         let migrator = SQLiteSchema.migrator
         // A migration this binary does not know means a newer WOPIKit wrote here: refuse rather than risk the data.
         let unknown = try pool.read { db in try migrator.appliedIdentifiers(db).subtracting(migrator.migrations) }
@@ -32,9 +35,15 @@ public final class SQLiteStore: WOPIStore {
             throw StoreSchemaError.newerThanBinary(found: unknown.sorted().joined(separator: ", "), supported: migrator.migrations.last ?? "none")
         }
         try migrator.migrate(pool)
-        lockChanges = LockChangeBatcher(pool: pool)
+        self.pool = StoreDatabasePool(pool)
+        lockChanges = LockChangeBatcher(pool: self.pool)
         lookups = SQLiteLookups(path: path)
     }
+
+    /// How long a statement waits for another process's lock on the database (`wopi users`, `wopi files`,
+    /// another host process) before the call throws ``StoreUnavailable``: writes are short, so a lock held
+    /// longer means something is wrong, and a request must be answered within seconds.
+    public static let busyTimeout: TimeInterval = 1
 
     /// Configures SQLite for a server process; call before anything opens a database (`wopi serve`
     /// does, first thing). It turns off SQLite's memory statistics: with them on, every allocation

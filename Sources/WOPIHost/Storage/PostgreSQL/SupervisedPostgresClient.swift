@@ -1,0 +1,313 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// The PostgreSQL store's connection pool, watched so that a database that goes away costs each
+/// request at most about a second, and a database that comes back serves the next request.
+///
+/// PostgresNIO's pool keeps a request waiting while it retries connecting, for up to a minute, and then
+/// backs off for up to a minute between attempts. So this supervisor decides instead:
+///
+/// - A query that fails on a broken or refused connection is answered ``StoreUnavailable`` at once,
+///   and a probe (a fresh connection and `SELECT 1`) checks the server.
+/// - When queries are in flight and none has finished for ``Timing/stallLimit``, the probe runs too:
+///   that is how a server that stopped between two requests, or hangs, is noticed.
+/// - When the probe fails, the pool is shut down (which fails every waiting query) and every query
+///   after that throws ``StoreUnavailable`` without touching the network, except one at a time that
+///   probes again; the first probe that succeeds starts a fresh pool and lets its query through.
+///
+/// The healthy path costs one uncontended lock on entry and one on exit.
+final class SupervisedPostgresClient: Sendable {
+    /// How quickly failures are noticed.
+    struct Timing: Sendable {
+        /// How long queries may be in flight with none finishing before the server is probed.
+        var stallLimit: Duration = .milliseconds(500)
+        /// How long a probe may take, connecting and answering `SELECT 1`. A probe that times out declares
+        /// an outage only when no query finished meanwhile either: a busy server is slow, not down.
+        var probeTimeout: Duration = .seconds(1)
+        /// How often in-flight queries are looked at.
+        var tick: Duration = .milliseconds(100)
+    }
+
+    private struct State {
+        var client: PostgresClient?
+        var runner: Task<Void, Never>?
+        /// Why the database is considered down; `nil` while it works.
+        var outage: String?
+        var isProbing = false
+        var inFlight = 0
+        var finished = 0
+        var finishedAtLastTick = 0
+        var stalledSince: ContinuousClock.Instant?
+        var isClosed = false
+    }
+
+    private let configuration: PostgresClient.Configuration
+    private let probeConfiguration: PostgresConnection.Configuration
+    private let timing: Timing
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let watchdog = Mutex<Task<Void, Never>?>(nil)
+
+    /// Starts a pool with `configuration`; probes connect with `probeConfiguration`.
+    init(configuration: PostgresClient.Configuration, probeConfiguration: PostgresConnection.Configuration, timing: Timing = Timing(),
+         logger: Logger) async {
+        self.configuration = configuration
+        var probeConfiguration = probeConfiguration
+        probeConfiguration.options.connectTimeout = TimeAmount(timing.probeTimeout)
+        self.probeConfiguration = probeConfiguration
+        self.timing = timing
+        self.logger = logger
+        let (client, runner) = await Self.start(configuration, logger: logger)
+        state.withLock {
+            $0.client = client
+            $0.runner = runner
+        }
+        // The watchdog holds the supervisor weakly, so a store that is dropped without close() still goes away.
+        let task = Task.detached { [weak self, tick = timing.tick] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tick)
+                guard let self else { return }
+                await self.lookForStalls()
+            }
+        }
+        watchdog.withLock { $0 = task }
+    }
+
+    /// The pool in use (for tests that tamper with the database); `nil` during an outage.
+    var client: PostgresClient? { state.withLock { $0.client } }
+
+    /// Runs `body` on the pool. Throws ``StoreUnavailable`` at once while the database is down, and when
+    /// `body` fails because a connection broke or could not be made; any other error reaches the caller as it was.
+    func run<Result>(isolation: isolated (any Actor)? = #isolation,
+                     _ body: (PostgresClient) async throws -> sending Result) async throws -> sending Result {
+        let client = try await enter()
+        defer { leave() }
+        do {
+            return try await body(client)
+        } catch let error as PostgresTransactionError {
+            throw failure(error.closureError ?? error.beginError ?? error.commitError ?? error)
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// Shuts the pool down. Queries after this fail.
+    func close() async {
+        watchdog.withLock { $0?.cancel() }
+        let runner = state.withLock { state -> Task<Void, Never>? in
+            state.isClosed = true
+            state.client = nil
+            defer { state.runner = nil }
+            return state.runner
+        }
+        runner?.cancel()
+        await runner?.value
+    }
+
+    // MARK: Entering and leaving
+
+    private enum Entry {
+        case client(PostgresClient)
+        case unavailable(String)
+        case probe
+    }
+
+    private func enter() async throws -> PostgresClient {
+        let entry = state.withLock { state -> Entry in
+            if state.isClosed { return .unavailable("the store is closed") }
+            if let client = state.client, state.outage == nil {
+                state.inFlight += 1
+                return .client(client)
+            }
+            guard !state.isProbing else { return .unavailable(state.outage ?? "the database is being checked") }
+            state.isProbing = true
+            return .probe
+        }
+        switch entry {
+        case .client(let client): return client
+        case .unavailable(let reason): throw StoreUnavailable(reason)
+        case .probe:
+            // One request at a time checks whether the database is back; the others are answered at once.
+            if let reason = await probe().failure {
+                state.withLock {
+                    $0.outage = reason
+                    $0.isProbing = false
+                }
+                throw StoreUnavailable(reason)
+            }
+            let (client, runner) = await Self.start(configuration, logger: logger)
+            let entered = state.withLock { state -> Bool in
+                state.isProbing = false
+                guard !state.isClosed else { return false }
+                state.client = client
+                state.runner = runner
+                state.outage = nil
+                state.stalledSince = nil
+                state.inFlight += 1
+                return true
+            }
+            guard entered else {
+                runner.cancel()
+                throw StoreUnavailable("the store is closed")
+            }
+            logger.notice("the database answers again")
+            return client
+        }
+    }
+
+    private func leave() {
+        state.withLock {
+            $0.inFlight -= 1
+            $0.finished &+= 1
+        }
+    }
+
+    /// The error to throw for a failed query: ``StoreUnavailable`` when the connection failed (and a probe
+    /// then checks the server), the error itself otherwise.
+    private func failure(_ error: any Error) -> any Error {
+        if let unavailable = error as? StoreUnavailable { return unavailable }
+        let outage = state.withLock { $0.outage }
+        guard let reason = outage ?? Self.connectionFailure(error) else { return error }
+        if outage == nil { Task { await self.checkServer() } }
+        return StoreUnavailable(reason)
+    }
+
+    // MARK: Watching
+
+    /// Probes the server when queries are in flight and none has finished for the stall limit.
+    private func lookForStalls() async {
+        let now = ContinuousClock.now
+        let shouldProbe = state.withLock { state -> Bool in
+            defer { state.finishedAtLastTick = state.finished }
+            guard state.outage == nil, !state.isClosed, state.inFlight > 0, state.finished == state.finishedAtLastTick else {
+                state.stalledSince = nil
+                return false
+            }
+            let since = state.stalledSince ?? now
+            state.stalledSince = since
+            return now - since >= timing.stallLimit && !state.isProbing
+        }
+        if shouldProbe { await checkServer() }
+    }
+
+    /// Probes the server once (unless a probe is running); when it fails, declares the outage and shuts
+    /// the pool down, which fails every query waiting in it.
+    private func checkServer() async {
+        let claimed = state.withLock { state -> Bool in
+            guard !state.isProbing, state.outage == nil, !state.isClosed else { return false }
+            state.isProbing = true
+            return true
+        }
+        guard claimed else { return }
+        let finishedBefore = state.withLock { $0.finished }
+        let outcome = await probe()
+        let runner = state.withLock { state -> Task<Void, Never>? in
+            state.isProbing = false
+            state.stalledSince = nil
+            guard let reason = outcome.failure, !(outcome.timedOut && state.finished != finishedBefore) else { return nil }
+            state.outage = reason
+            state.client = nil
+            defer { state.runner = nil }
+            return state.runner
+        }
+        if let runner {
+            logger.error("the database is unavailable: \(outcome.failure ?? "")")
+            runner.cancel()
+        }
+    }
+
+    /// Connects afresh and runs `SELECT 1`: `failure` is `nil` when that worked within the probe timeout, else why not.
+    private func probe() async -> (failure: String?, timedOut: Bool) {
+        let configuration = probeConfiguration
+        let logger = logger
+        let outcome = await Self.firstOutcome(within: timing.probeTimeout) {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            do {
+                _ = try await connection.query("SELECT 1", logger: logger).collect()
+                try? await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        }
+        switch outcome {
+        case .success: return (nil, false)
+        case .failure(let error): return (Self.connectionFailure(error) ?? PostgresStore.reason(error), false)
+        case nil: return ("no answer within \(timing.probeTimeout)", true)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// A pool running in a task of its own: it must outlive the caller's task (and its graceful-shutdown context).
+    private static func start(_ configuration: PostgresClient.Configuration, logger: Logger) async -> (PostgresClient, Task<Void, Never>) {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let (started, continuation) = AsyncStream.makeStream(of: Void.self)
+        let runner = Task.detached {
+            continuation.finish()
+            await client.run()
+        }
+        // No query is leased before the pool runs.
+        for await _ in started {}
+        return (client, runner)
+    }
+
+    /// The outcome of `operation`, or `nil` when it has not finished within `limit` (it is cancelled, and its result dropped).
+    static func firstOutcome<Value: Sendable>(within limit: Duration,
+                                              _ operation: @escaping @Sendable () async throws -> Value) async -> Result<Value, any Error>? {
+        let waiting = Waiting<Result<Value, any Error>?>()
+        return await withCheckedContinuation { continuation in
+            waiting.set(continuation)
+            let work = Task {
+                let outcome: Result<Value, any Error>
+                do { outcome = .success(try await operation()) } catch { outcome = .failure(error) }
+                waiting.take()?.resume(returning: outcome)
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                if let continuation = waiting.take() {
+                    work.cancel()
+                    continuation.resume(returning: nil)
+                }
+            }
+        }
+    }
+
+    /// A continuation resumed by whichever of two tasks finishes first.
+    private final class Waiting<Value: Sendable>: Sendable {
+        private let continuation = Mutex<CheckedContinuation<Value, Never>?>(nil)
+        func set(_ value: CheckedContinuation<Value, Never>) { continuation.withLock { $0 = value } }
+        func take() -> CheckedContinuation<Value, Never>? { continuation.withLock { $0.take() } }
+    }
+
+    /// A short reason when `error` means the server cannot be reached or dropped the connection; `nil` for
+    /// an error about the query itself (a constraint, a syntax error), which says nothing about the server.
+    static func connectionFailure(_ error: any Error) -> String? {
+        switch error {
+        case let error as PSQLError:
+            switch error.code {
+            case .clientClosedConnection, .serverClosedConnection, .connectionError, .uncleanShutdown, .poolClosed,
+                 .sslUnsupported, .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest:
+                return error.underlying.flatMap(connectionFailure) ?? "the connection to the database failed (\(error.code))"
+            case .server:
+                // Class 08: connection exceptions; 57P01–57P03: the server is shutting down or starting; 53300: too many connections.
+                guard let state = error.serverInfo?[.sqlState],
+                      state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(state) else { return nil }
+                return error.serverInfo?[.message] ?? "the database refused the connection (\(state))"
+            default:
+                return nil
+            }
+        case let error as IOError:
+            return "cannot connect to the database (\(String(cString: strerror(error.errnoCode))))"
+        case is ChannelError:
+            return "the connection to the database failed"
+        case let error as NIOConnectionError:
+            return error.connectionErrors.first.flatMap { connectionFailure($0.error) } ?? "cannot connect to the database"
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// ``SQLiteStore``'s GRDB pool, reporting a database file that is locked by another process, cannot be
+/// opened or read, or is damaged as ``StoreUnavailable`` (the other errors pass through as they are).
+///
+/// A statement waits at most ``SQLiteStore/busyTimeout`` for another process's lock. Writes run one
+/// after the other, so a write queued behind one that found the file locked is answered at once rather
+/// than waiting as long again: each request gets its answer within about two busy timeouts.
+struct StoreDatabasePool: Sendable {
+    /// The pool itself, for migrations.
+    let base: DatabasePool
+    /// Counts writes that found the file locked.
+    private let lockFailures = LockFailures()
+
+    init(_ base: DatabasePool) {
+        self.base = base
+    }
+
+    func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        do { return try await base.read(value) } catch { throw forgettingPages(Self.mapped(error)) }
+    }
+
+    /// After a failure that says the file is damaged or unreadable, drops the pages the connections
+    /// cached, so that once the file is repaired the next read sees it rather than what was read before.
+    private func forgettingPages(_ error: any Error) -> any Error {
+        // Eventually: releaseMemory() would wait for every reader, on a thread of Swift's cooperative pool.
+        if error is StoreUnavailable { base.releaseMemoryEventually() }
+        return error
+    }
+
+    func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
+        do { return try base.unsafeRead(value) } catch { throw forgettingPages(Self.mapped(error)) }
+    }
+
+    /// How many writes have found the file locked so far: a caller that saw a smaller count before it
+    /// queued can be answered at once (``write(after:_:)``).
+    var lockFailureCount: Int { lockFailures.count }
+
+    func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try await write(after: lockFailures.count, updates)
+    }
+
+    /// Runs `updates` in a write transaction, unless a write found the file locked since the caller read
+    /// `seen` from ``lockFailureCount``: then it throws ``StoreUnavailable`` without waiting again.
+    func write<T: Sendable>(after seen: Int, _ updates: @Sendable (Database) throws -> T) async throws -> T {
+        let failures = lockFailures
+        do {
+            return try await base.write { db in
+                guard failures.count == seen else { throw StoreUnavailable(Self.lockedReason) }
+                return try updates(db)
+            }
+        } catch {
+            let mapped = Self.mapped(error)
+            if (error as? DatabaseError).map(Self.isLocked) ?? false { failures.increment() }
+            throw mapped
+        }
+    }
+
+    static let lockedReason = "the database file is locked by another process"
+
+    /// ``StoreUnavailable`` for an error that says the database file cannot be used; `error` itself otherwise.
+    static func mapped(_ error: any Error) -> any Error {
+        guard let error = error as? DatabaseError, let reason = unavailability(error) else { return error }
+        return StoreUnavailable(reason)
+    }
+
+    /// Why the database file cannot be used, or `nil` when the error is about the statement (a constraint, …).
+    static func unavailability(_ error: DatabaseError) -> String? {
+        if isLocked(error) { return lockedReason }
+        switch error.resultCode {
+        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH: return "the database file cannot be opened"
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT: return "the database file cannot be read: it is damaged or not a database"
+        case .SQLITE_IOERR, .SQLITE_PROTOCOL: return "the database file cannot be read or written (I/O error)"
+        case .SQLITE_FULL: return "no space left for the database"
+        case .SQLITE_READONLY: return "the database file is read-only"
+        default: return nil
+        }
+    }
+
+    static func isLocked(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+    }
+
+    private final class LockFailures: Sendable {
+        private let value = Atomic<Int>(0)
+        var count: Int { value.load(ordering: .relaxed) }
+        func increment() { value.add(1, ordering: .relaxed) }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import GRDB
+import NIOCore
+import NIOHTTP1
+import TestSupport
+import Testing
+import WOPICore
+@testable import WOPIHost
+
+/// A metadata store that goes away while the host runs: every WOPI request is answered within
+/// 2 s with 503, `Retry-After` and `X-WOPI-ServerError`; `/health/ready` says 503 with the reason
+/// within 1 s while `/health/live` stays 200; and the host serves again, with no restart, as soon as
+/// the database is back. The bounds are protocol guarantees of the fault path (a balancer gives up
+/// after a few seconds), measured per request, not benchmarks; each is given the time a trivial
+/// request takes at that moment on top, so a machine loaded by parallel tests does not fail them.
+@Suite("Store unavailable")
+struct StoreUnavailableTests {
+    static let requestBound = Duration.seconds(2)
+    static let readinessBound = Duration.seconds(1)
+
+    /// Sends a request and returns the answer with how long it took.
+    static func timed(_ request: () async throws -> WOPIResponse) async throws -> (WOPIResponse, Duration) {
+        let start = ContinuousClock.now
+        let response = try await request()
+        return (response, ContinuousClock.now - start)
+    }
+
+    /// How long a trivial request (`/health/live`) takes right now: on a machine shared with many test
+    /// processes every answer is slower, and the bounds are about waiting for the store, not about load.
+    static func loadAllowance(_ host: TestHost) async throws -> Duration {
+        try await timed { try await host.send(.GET, "/health/live", token: nil) }.1
+    }
+
+    /// A 503 from a store that is down, answered within the request bound (plus the current ``loadAllowance(_:)``).
+    static func expectUnavailable(_ name: String, _ outcome: (WOPIResponse, Duration), host: TestHost, mentioning reason: String? = nil,
+                                  sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let (response, elapsed) = outcome
+        let allowance = try await loadAllowance(host)
+        #expect(response.status == 503, "\(name): \(response)", sourceLocation: sourceLocation)
+        #expect(response.header("Retry-After").flatMap(Int.init).map { $0 > 0 } == true, "\(name): \(response)", sourceLocation: sourceLocation)
+        let error = response.header("X-WOPI-ServerError") ?? ""
+        #expect(error.contains("unavailable"), "\(name): X-WOPI-ServerError '\(error)'", sourceLocation: sourceLocation)
+        if let reason { #expect(error.contains(reason), "\(name): X-WOPI-ServerError '\(error)'", sourceLocation: sourceLocation) }
+        #expect(elapsed < requestBound + allowance, "\(name) took \(elapsed) (a trivial request \(allowance))", sourceLocation: sourceLocation)
+    }
+
+    /// The operations a client runs on an open document, each answered while the store is down.
+    static func operations(_ host: TestHost, _ doc: Document) -> [(String, () async throws -> WOPIResponse)] {
+        [
+            ("CheckFileInfo", { try await host.checkFileInfo(doc.id, token: doc.token) }),
+            ("GetFile", { try await host.getFile(doc.id, token: doc.token) }),
+            ("Lock", { try await host.lock(doc.id, token: doc.token, "outage-lock") }),
+            ("GetLock", { try await host.getLock(doc.id, token: doc.token) }),
+            ("PutFile", { try await host.putFile(doc.id, token: doc.token, lock: "outage-lock", Data("written during the outage".utf8)) }),
+            ("CheckContainerInfo", { try await host.send(.GET, TestHost.containerPath(doc.user.rootContainerID.rawValue),
+                                                         token: host.token(doc.user, .container(doc.user.rootContainerID))) }),
+        ]
+    }
+
+    @Test("PostgreSQL stopped mid-run: every request gets 503 within 2 s, ready says 503 within 1 s, live stays 200, and the next request after a restart succeeds")
+    func postgresStopped() async throws {
+        let server = try PostgresTestServer.startPrivate()
+        defer { server.shutDown() }
+        let database = try PostgresDatabaseURL(parsing: try server.makeDatabase())
+        let metrics = HostMetrics()
+        try await TestHost.run(monitor: HostMonitor(metrics: metrics), database: database) { host in
+            let doc = try await host.document()
+            expectStatus(try await host.checkFileInfo(doc.id, token: doc.token), 200)
+            expectStatus(try await host.send(.GET, "/health/ready", token: nil), 200)
+
+            server.stopServer()
+            var refused = 0
+            // Twice over: the first round finds the outage, the second is answered from what the host knows.
+            for _ in 0..<2 {
+                for (name, request) in Self.operations(host, doc) {
+                    try await Self.expectUnavailable(name, try await Self.timed(request), host: host)
+                    refused += 1
+                }
+            }
+            let (ready, readyTime) = try await Self.timed { try await host.send(.GET, "/health/ready", token: nil) }
+            #expect(ready.status == 503, "\(ready)")
+            #expect(ready.text.contains("database"), "the reason: \(ready.text)")
+            let allowance = try await Self.loadAllowance(host)
+            #expect(readyTime < Self.readinessBound + allowance, "ready took \(readyTime) (a trivial request \(allowance))")
+            expectStatus(try await host.send(.GET, "/health/live", token: nil), 200)
+            #expect(metrics.exposition().contains("wopi_store_unavailable_total \(refused)"), "\(metrics.exposition())")
+
+            // Back: the very next request is served, with no restart of the host.
+            try server.restart()
+            let check = try await host.checkFileInfo(doc.id, token: doc.token)
+            expectStatus(check, 200)
+            expectStatus(try await host.send(.GET, "/health/ready", token: nil), 200)
+            expectStatus(try await host.lock(doc.id, token: doc.token, "after-the-outage"), 200)
+            // Nothing of the outage was recorded.
+            #expect(try await host.getFile(doc.id, token: doc.token).body == Data("Hello, WOPI".utf8))
+        }
+    }
+
+    @Test("SQLite locked by another process: writes get 503 within 2 s (also when several queue up), reads go on, and the lock's release ends it")
+    func sqliteLocked() async throws {
+        let metrics = HostMetrics()
+        try await TestHost.run(monitor: HostMonitor(metrics: metrics)) { host in
+            let doc = try await host.document()
+            expectStatus(try await host.lock(doc.id, token: doc.token, "held"), 200)
+            let before = try await host.snapshot(doc)
+            // Another process's connection that takes the write lock and keeps it.
+            var configuration = Configuration()
+            configuration.allowsUnsafeTransactions = true
+            let other = try DatabaseQueue(path: host.dataURL.appendingPathComponent("wopi.sqlite").path, configuration: configuration)
+            try await other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+
+            try await Self.expectUnavailable("Lock", try await Self.timed { try await host.lock(doc.id, token: doc.token, "locked-out") },
+                                             host: host, mentioning: "locked")
+            try await Self.expectUnavailable("PutFile", try await Self.timed {
+                try await host.putFile(doc.id, token: doc.token, lock: "held", Data("never saved".utf8))
+            }, host: host, mentioning: "locked")
+            // Writes queued behind one that found the file locked are answered as quickly.
+            try await withThrowingTaskGroup(of: (WOPIResponse, Duration).self) { group in
+                for index in 0..<4 {
+                    group.addTask { try await Self.timed { try await host.lock(doc.id, token: doc.token, "queued-\(index)") } }
+                }
+                for try await outcome in group { try await Self.expectUnavailable("a queued Lock", outcome, host: host) }
+            }
+            // WAL readers are not blocked by a writer.
+            expectStatus(try await host.checkFileInfo(doc.id, token: doc.token), 200)
+            expectStatus(try await host.send(.GET, "/health/live", token: nil), 200)
+            #expect(metrics.exposition().contains("wopi_store_unavailable_total 6"), "\(metrics.exposition())")
+
+            try await other.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+            try other.close()
+            #expect(try await host.snapshot(doc) == before)
+            expectStatus(try await host.unlock(doc.id, token: doc.token, "held"), 200)
+        }
+    }
+
+    @Test("SQLite database file that cannot be read: 503 within 2 s, ready 503 within 1 s, live 200, and served again once the file is repaired")
+    func sqliteUnreadable() async throws {
+        try await TestHost.run { host in
+            let doc = try await host.document()
+            let path = host.dataURL.appendingPathComponent("wopi.sqlite").path
+            // Everything into the main file, so the damage below is all a reader sees.
+            let other = try DatabaseQueue(path: path)
+            try await other.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
+            try other.close()
+            let handle = try #require(FileHandle(forUpdatingAtPath: path))
+            let header = try #require(try handle.read(upToCount: 100))
+            try handle.seek(toOffset: 0)
+            try handle.write(contentsOf: Data(repeating: 0x58, count: header.count))
+            try handle.synchronize()
+
+            for (name, request) in Self.operations(host, doc) {
+                try await Self.expectUnavailable(name, try await Self.timed(request), host: host, mentioning: "cannot be read")
+            }
+            let (ready, readyTime) = try await Self.timed { try await host.send(.GET, "/health/ready", token: nil) }
+            #expect(ready.status == 503, "\(ready)")
+            #expect(ready.text.contains("cannot be read"), "the reason: \(ready.text)")
+            let allowance = try await Self.loadAllowance(host)
+            #expect(readyTime < Self.readinessBound + allowance, "ready took \(readyTime) (a trivial request \(allowance))")
+            expectStatus(try await host.send(.GET, "/health/live", token: nil), 200)
+
+            try handle.seek(toOffset: 0)
+            try handle.write(contentsOf: header)
+            try handle.close()
+            expectStatus(try await host.checkFileInfo(doc.id, token: doc.token), 200)
+            expectStatus(try await host.send(.GET, "/health/ready", token: nil), 200)
+            #expect(try await host.getFile(doc.id, token: doc.token).body == Data("Hello, WOPI".utf8))
+        }
+    }
+}
