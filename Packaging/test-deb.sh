@@ -4,19 +4,23 @@
 # answering /health/ready, and the systemd unit under `systemd-analyze verify`.
 #
 #   bash Packaging/test-deb.sh .build/deb/wopikit_VERSION_ARCH.deb
+#   bash Packaging/test-deb.sh --prepare      (only make the clean root, e.g. while something else builds)
 # Needs root, debootstrap and curl. The clean root is cached in .build/debootstrap-bookworm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-deb=$(realpath "${1:?usage: test-deb.sh PACKAGE.deb}")
-version=$(dpkg-deb --field "$deb" Version)
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cache=$PWD/.build/debootstrap-bookworm
 
+mkdir -p "$(dirname "$cache")"
 if [[ ! -x "$cache/bin/sh" ]]; then
   rm -rf "$cache.partial"
   debootstrap --variant=minbase bookworm "$cache.partial" "$mirror" >/dev/null
   mv "$cache.partial" "$cache"
 fi
+[[ "${1:-}" != --prepare ]] || exit 0
+
+deb=$(realpath "${1:?usage: test-deb.sh PACKAGE.deb | --prepare}")
+version=$(dpkg-deb --field "$deb" Version)
 
 root=$(mktemp -d /tmp/wopikit-root.XXXXXX)
 server_pid=
