@@ -30,19 +30,18 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        // The PostgreSQL store (issue 9): several hosts on one database.
+        // The PostgreSQL store: several hosts on one database.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
         // Documentation only: `swift package generate-documentation` (DocC catalogs under Sources/*/Documentation.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // BEGIN operations (issue 11): metrics, configuration file, service lifecycle
+        // Metrics, configuration file, service lifecycle
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
-        // END operations
-        // Web front (issue 14): streaming multipart/form-data parsing for browser uploads.
+        // Web front: streaming multipart/form-data parsing for browser uploads.
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         // Page templates that escape by construction.
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
@@ -89,12 +88,10 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                // BEGIN operations (issue 11)
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                // END operations
-                // Web front (issue 14).
+                // Web front.
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
@@ -135,7 +132,7 @@ let package = Package(
             dependencies: [
                 "WOPICore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // Issue 12: the validator signs proofs with the client's RSA keys.
+                // The validator signs proofs with the client's RSA keys.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 // SHA-256 of the definitions `wopi validator fetch` installs.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -165,14 +162,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
-                // BEGIN operations (issue 11)
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                // END operations
-                .product(name: "NIOPosix", package: "swift-nio"), // serve's event loops (issue 10)
+                .product(name: "NIOPosix", package: "swift-nio"), // serve's event loops
             ],
             swiftSettings: strictSettings
         ),
@@ -241,7 +236,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                // Issue 12: the stand-in WOPI host the access-token mode and check-host are shown against.
+                // The stand-in WOPI host the access-token mode and check-host are shown against.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak test of the WOPI host (issue 6): several minutes of mixed operations from many connections
+# Soak test of the WOPI host: several minutes of mixed operations from many connections
 # against a real `wopi serve`, sampling the server's RSS every second.
 #
 # Prints the requests done, their statuses, the count of 5xx answers (must be 0) and the server's

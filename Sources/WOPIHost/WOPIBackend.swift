@@ -17,7 +17,7 @@ public struct WOPIBackend: Sendable {
     /// Host settings.
     public let configuration: WOPIHostConfiguration
     /// `configuration.publicURL` as text, made once: Foundation rebuilds `absoluteString` on every call,
-    /// and listings put it in every child's URL (issue 10).
+    /// and listings put it in every child's URL.
     let publicURLString: String
 
     /// The name of the token key in ``WOPIStore/hostSecret(named:orCreate:)``.
@@ -115,7 +115,7 @@ public struct WOPIBackend: Sendable {
         refuseToken(reason: "unknown_user", "the token's user no longer exists")
     }
 
-    /// Tags the audit events of this request with its user and item (issue 11).
+    /// Tags the audit events of this request with its user and item.
     func scope(user: UserRecord, resource: WOPIResource) {
         RequestScope.current?.user = user.name
         switch resource {
@@ -138,7 +138,6 @@ public struct WOPIBackend: Sendable {
         return container
     }
 
-    // BEGIN operations (issue 11)
     // MARK: Operations
 
     /// Counts and audits a refused access token; returns the 401 to throw.
@@ -168,7 +167,6 @@ public struct WOPIBackend: Sendable {
         configuration.monitor.metrics?.recordLockConflict()
         audit(.lockRefused, file: file, details: ["operation": operation, "lock": currentLock])
     }
-    // END operations
 
     // MARK: Names
 

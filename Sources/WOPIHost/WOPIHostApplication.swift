@@ -16,12 +16,11 @@ public enum WOPIHostApplication {
         let router = Router(context: WOPIRequestContext.self)
         // A route that reads its body sends `100 Continue` first; one that refuses before reading answers at once.
         router.add(middleware: ExpectContinueMiddleware())
-        // BEGIN operations (issue 11): header limits first, so an oversized request reaches nothing; then metrics and request scope.
+        // Header limits first, so an oversized request reaches nothing; then metrics and request scope.
         router.add(middleware: HeaderLimitMiddleware(limits: backend.configuration.headerLimits))
         router.add(middleware: OperationsMiddleware(metrics: backend.configuration.monitor.metrics))
         router.add(middleware: DocumentWriteFailureMiddleware(backend: backend))
         HealthController(backend: backend).addRoutes(to: router)
-        // END operations
         router.add(middleware: RequestLogMiddleware())
         router.get("health") { _, _ in "ok" }
         ShareController(backend: backend).addRoutes(to: router)
@@ -37,12 +36,11 @@ public enum WOPIHostApplication {
         // One throttle and password checker for every password form of this host.
         let signIn = SignInGuard(policy: backend.configuration.authorizationPolicy, store: backend.store)
         AuthorizationServer(backend: backend, sharing: signIn)?.addRoutes(to: router)
-        // Web front (issue 14): the file browser at `/` for the provider's users.
+        // Web front: the file browser at `/` for the provider's users.
         WebFrontController(backend: backend, sharing: signIn).addRoutes(to: router)
         return router
     }
 
-    // BEGIN operations (issue 11)
     /// The metrics endpoint: `GET /metrics` in the Prometheus text format, on a port of its own
     /// (`wopi serve --metrics-port`), so it is never exposed where WOPI traffic is.
     public static func metricsRouter(_ metrics: HostMetrics) -> Router<BasicRequestContext> {
@@ -54,7 +52,6 @@ public enum WOPIHostApplication {
         }
         return router
     }
-    // END operations
 
     /// A ready-to-run application listening on `host:port`.
     ///
@@ -83,7 +80,7 @@ public enum WOPIHostApplication {
     /// Network threads for a host on this machine: half its cores, at least one.
     ///
     /// Swift concurrency's pool already runs one handler thread per core; as many network threads again
-    /// would have twice as many busy threads as cores. Measured on 2 cores (issue 10): one event loop
+    /// would have twice as many busy threads as cores. Measured on 2 cores: one event loop
     /// took CheckFileInfo from ~60 to ~43 µs of CPU a request and from ~27,000 to ~32,000 requests a second.
     public static var defaultEventLoopCount: Int { max(1, System.coreCount / 2) }
 }

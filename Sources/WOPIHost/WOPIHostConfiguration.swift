@@ -25,14 +25,12 @@ public struct WOPIHostConfiguration: Sendable {
     public var officeRegistration: OfficeRegistration? = nil
     /// Lifetimes and limits of sign-in: codes, OAuth tokens, failed passwords.
     public var authorizationPolicy = AuthorizationPolicy()
-    // BEGIN operations (issue 11)
     /// Metrics and audit log; off by default.
     public var monitor = HostMonitor()
     /// How many replaced bodies each file keeps as versions (`wopi serve --keep-versions`); 0 keeps none.
     public var keepVersions = 10
     /// The largest request header field and block; larger ones get 431.
     public var headerLimits = HeaderLimits.standard
-    // END operations
 
     /// Creates a configuration. Defaults: 512 MiB files, 10-hour tokens.
     public init(publicURL: URL, maximumFileSize: Int64 = 512 * 1024 * 1024, accessTokenLifetime: TimeInterval = 10 * 3600,

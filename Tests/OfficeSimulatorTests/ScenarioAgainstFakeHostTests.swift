@@ -3,7 +3,7 @@ import OfficeSimulator
 import OfficeURLScheme
 import Testing
 
-/// Issue 12: each scenario passes against a fake host that behaves, and fails at the right step,
+/// Each scenario passes against a fake host that behaves, and fails at the right step,
 /// with the host's answer, against a fake host with the matching fault.
 @Suite("Scenarios against fake hosts")
 struct ScenarioAgainstFakeHostTests {

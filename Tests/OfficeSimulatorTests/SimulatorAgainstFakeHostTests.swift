@@ -4,7 +4,7 @@ import OfficeURLScheme
 import Testing
 
 /// The simulator against small hosts in this suite: one that behaves, and one per defect the
-/// simulator must catch, each at the right step (issue 5, "Done means").
+/// simulator must catch, each at the right step.
 @Suite("Office simulator against fake hosts")
 struct SimulatorAgainstFakeHostTests {
     static let registration = OfficeClientRegistration(clientID: FakeOfficeHost.clientID, clientSecret: FakeOfficeHost.clientSecret,

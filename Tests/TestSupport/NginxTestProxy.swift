@@ -44,7 +44,7 @@ public final class NginxTestProxy: Sendable {
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try ProcessLaunch.run(process)
             let deadline = Date().addingTimeInterval(20)
             while process.isRunning, !LocalPort.accepts(port), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
             if process.isRunning, LocalPort.accepts(port) { return NginxTestProxy(port: port, folder: folder, pid: process.processIdentifier) }

@@ -153,7 +153,7 @@ public final class PostgresTestServer: Sendable {
         postgres.standardInput = FileHandle.nullDevice
         postgres.standardOutput = logHandle
         postgres.standardError = logHandle
-        try postgres.run()
+        try ProcessLaunch.run(postgres)
         try? logHandle.close()
         process.withLock { $0 = postgres }
         let deadline = Date().addingTimeInterval(60)
@@ -211,7 +211,7 @@ public final class PostgresTestServer: Sendable {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         let data = PipeReader.readToEnd(output.fileHandleForReading)
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)

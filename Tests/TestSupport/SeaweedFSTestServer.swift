@@ -127,7 +127,7 @@ public final class SeaweedFSTestServer: Sendable {
         server.standardInput = FileHandle.nullDevice
         server.standardOutput = logHandle
         server.standardError = logHandle
-        try server.run()
+        try ProcessLaunch.run(server)
         try? logHandle.close()
         process.withLock { $0 = server }
         // Ready when the gateway answers an unsigned request (403: it checks signatures) and the

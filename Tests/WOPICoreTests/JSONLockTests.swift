@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WOPICore
 
-/// Office for the web / Office Online Server lock ids shaped as JSON objects (issue 13): compared by their
+/// Office for the web / Office Online Server lock ids shaped as JSON objects: compared by their
 /// `S` (session) member, while plain locks stay compared byte for byte.
 @Suite("JSON-shaped Office locks")
 struct JSONLockTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WOPICore
 
-/// Base64url and id validation were rewritten for speed (issue 10); they must accept, refuse and
+/// Base64url and id validation were rewritten for speed; they must accept, refuse and
 /// produce exactly what the string-replacing versions did, which are kept here as the reference.
 @Suite("Token coding")
 struct TokenCodingTests {

@@ -3,7 +3,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// The AddActivities store requirements (issue 13), on SQLite and a real PostgreSQL server.
+/// The AddActivities store requirements, on SQLite and a real PostgreSQL server.
 @Suite("Store conformance: activities")
 struct ActivityStoreConformanceTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000.125)

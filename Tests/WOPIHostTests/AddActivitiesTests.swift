@@ -6,7 +6,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// AddActivities over real HTTP (docs/rest/src/files/AddActivities.rst, issue 13).
+/// AddActivities over real HTTP (docs/rest/src/files/AddActivities.rst).
 @Suite("AddActivities")
 struct AddActivitiesTests {
     func batch(_ activities: String) -> Data { Data(#"{"Activities": [\#(activities)]}"#.utf8) }
@@ -24,7 +24,7 @@ struct AddActivitiesTests {
         try await TestHost.run { host in
             let doc = try await host.document()
             let bob = try await host.makeUser("bob")
-            // A mention reaches only someone who may open the document (issue 13).
+            // A mention reaches only someone who may open the document.
             _ = try await host.folder.store.share(doc.file.id, kind: .file, with: bob.id, role: .viewer, now: host.clock.now())
             #expect(try await host.checkFileInfo(doc.id, token: doc.token).json()["SupportsAddActivities"]?.bool == true)
 

@@ -35,7 +35,7 @@ struct SignInFixture: Sendable {
         configuration.officeRegistration = try OfficeRegistration(clientID: officeClientID, clientSecret: officeSecret, redirectURI: officeRedirect,
                                                                   providerID: "tp_wopikit", iOSURLSchemes: ["contoso", "contoso-emm"])
         configuration.authorizationPolicy = policy
-        configuration.monitor = monitor // metrics and audit log (issue 11)
+        configuration.monitor = monitor // metrics and audit log
         let backend = try await folder.backend(configuration: configuration)
         // A cheap scrypt cost keeps the tests fast; the verification path is the same.
         let alice = try await folder.store.createUser(name: "alice", displayName: "Alice <Admin>",

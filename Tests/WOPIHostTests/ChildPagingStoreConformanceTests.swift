@@ -3,7 +3,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// Paged listings (issue 10), run against SQLite and a real PostgreSQL server: pages concatenate to
+/// Paged listings, run against SQLite and a real PostgreSQL server: pages concatenate to
 /// exactly ``WOPIStore/children(of:)``, in the same case-insensitive name order, on both stores.
 @Suite("Store conformance: paged children")
 struct ChildPagingStoreConformanceTests {

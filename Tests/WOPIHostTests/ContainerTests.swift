@@ -299,7 +299,7 @@ struct ContainerTests {
             let html = String(decoding: page.body, as: UTF8.self)
             #expect(html.contains("Shared.xlsx"), "the folder page lists its files")
             expectStatus(try await host.send(url: url + "/content"), 404, "a folder has no content")
-            expectStatus(try await host.containerShareURL(root, token: rootToken, type: "ReadWrite"), 200, "issue 13: ReadWrite links")
+            expectStatus(try await host.containerShareURL(root, token: rootToken, type: "ReadWrite"), 200, "ReadWrite links")
             expectStatus(try await host.containerShareURL(root, token: rootToken, type: "Anonymous"), 501)
             let ecosystem = try await host.containerEcosystem(root, token: rootToken)
             expectStatus(ecosystem, 200)

@@ -181,7 +181,7 @@ struct FileOperationTests {
             expectStatus(try await host.send(url: bounded), 200)
             host.clock.advance(by: 3601)
             expectStatus(try await host.send(url: bounded), 404)
-            expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: "ReadWrite"), 200, "issue 13: ReadWrite links")
+            expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: "ReadWrite"), 200, "ReadWrite links")
             expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: "Anonymous"), 501)
             expectStatus(try await host.fileShareURL(doc.id, token: fresh, type: nil), 501)
         }

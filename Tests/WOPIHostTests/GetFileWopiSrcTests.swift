@@ -3,7 +3,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// GetFileWopiSrc (docs/rest/src/ecosystem/GetFileWopiSrc.rst, issue 13) over real HTTP: a URL the host
+/// GetFileWopiSrc (docs/rest/src/ecosystem/GetFileWopiSrc.rst) over real HTTP: a URL the host
 /// handed out becomes the file's WOPISrc with a working access token, for a user allowed to open it.
 @Suite("GetFileWopiSrc")
 struct GetFileWopiSrcTests {

@@ -6,7 +6,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// The hostile-input suite (issue 6): oversized, malformed, contradictory, cut-off and racing
+/// The hostile-input suite: oversized, malformed, contradictory, cut-off and racing
 /// requests over real HTTP. Every case checks the answer the protocol names and then proves,
 /// with a ``HostileSnapshot``, that nothing changed: bytes, Version, lock, files, stored bodies.
 @Suite("Hostile input")
@@ -95,7 +95,7 @@ struct HostileInputTests {
             let root = doc.user.rootContainerID.rawValue
             let rootToken = host.token(doc.user, .container(doc.user.rootContainerID))
             let before = try await host.snapshot(doc)
-            // 7 KiB: far over every name limit, yet under the 8 KiB header-field limit (issue 11), past which
+            // 7 KiB: far over every name limit, yet under the 8 KiB header-field limit, past which
             // the request gets 431 before the protocol rules tested here see it (OperationsCLITests covers 431).
             let long = String(repeating: "a", count: 7 * 1024)
 
@@ -290,7 +290,7 @@ struct HostileInputTests {
             let subToken = host.token(doc.user, .container(sub.id))
             let before = try await host.snapshot(doc)
             let unknown = ["lock", "Lock", "PUT", "LOCK_EVERYTHING", "DELETE_CONTAINER", "CREATE_CHILD_FILE", "RENAME_CONTAINER",
-                           String(repeating: "X", count: 8000)] // the longest under the 8 KiB header-field limit (issue 11)
+                           String(repeating: "X", count: 8000)] // the longest under the 8 KiB header-field limit
             for operation in unknown {
                 let response = try await host.override(TestHost.filePath(doc.id), operation, token: doc.token,
                                                         [("X-WOPI-Lock", "hostile-suite-lock"), ("X-WOPI-RequestedName", "Renamed")])

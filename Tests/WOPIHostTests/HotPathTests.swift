@@ -7,7 +7,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// The hot paths rewritten for speed (issue 10) answer exactly as before: the streamed
+/// The hot paths rewritten for speed answer exactly as before: the streamed
 /// EnumerateChildren has the bytes `WOPIJSON` would have produced, the hand-built timestamp is
 /// `formatted(.iso8601)`, and the pipelined upload stores every byte, hashes it right and leaves
 /// nothing behind when it fails.
@@ -37,7 +37,7 @@ struct HotPathTests {
             expectStatus(streamed, 200)
             #expect(streamed.header("Content-Type") == "application/json; charset=utf-8")
 
-            // The answer as the encoder built it before issue 10, from one read of all children.
+            // The answer as the encoder built it before the streamed writer, from one read of all children.
             let children = try await store.children(of: root)
             let encoded = try WOPIJSON.encoder.encode(ChildrenResponse(
                 childContainers: children.containers.map { NamedURL(name: $0.name, url: host.backend.url(.container($0.id), for: claims)) },

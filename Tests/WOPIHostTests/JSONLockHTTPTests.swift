@@ -3,7 +3,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// Office for the web's JSON-shaped lock ids over real HTTP (issue 13): the same session with changed
+/// Office for the web's JSON-shaped lock ids over real HTTP: the same session with changed
 /// fields is the same lock for Lock, RefreshLock, UnlockAndRelock, PutFile and Unlock; another session is
 /// refused with 409 and the stored lock exactly as it was last sent.
 @Suite("JSON-shaped locks over HTTP")

@@ -4,7 +4,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// Refused proofs and tokens in the metrics, by reason (issue 11), over HTTP.
+/// Refused proofs and tokens in the metrics, by reason, over HTTP.
 @Suite struct ProofRefusalMetricsTests {
     @Test("a missing proof, a stale proof and an expired token are each counted under their reason")
     func refusalsByReason() async throws {

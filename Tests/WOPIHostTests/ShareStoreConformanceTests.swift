@@ -3,7 +3,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// The sharing store requirements (issue 13), on SQLite and a real PostgreSQL server.
+/// The sharing store requirements, on SQLite and a real PostgreSQL server.
 @Suite("Store conformance: shares")
 struct ShareStoreConformanceTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000.125)
@@ -26,8 +26,8 @@ struct ShareStoreConformanceTests {
         return Tree(alice: alice, bob: bob, carol: carol, projects: projects, plans: plans, plan: plan, top: top)
     }
 
-    /// The reads every WOPI request starts with run many at once (on SQLite, on connections of their own;
-    /// issue 10) and see a second host's commit on the very next read.
+    /// The reads every WOPI request starts with run many at once (on SQLite, on connections of their own)
+    /// and see a second host's commit on the very next read.
     @Test(arguments: StoreKind.allCases)
     func accessReadsRunManyAtOnceAndSeeEveryCommit(_ kind: StoreKind) async throws {
         try await StoreUnderTest.with(kind) { subject, storage in

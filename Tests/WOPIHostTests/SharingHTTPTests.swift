@@ -6,7 +6,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// Sharing and permissions over real HTTP (issue 13): every WOPI operation checked against the caller's
+/// Sharing and permissions over real HTTP: every WOPI operation checked against the caller's
 /// role, revocation with a live token, "Shared with me", and a ReadWrite link opened and edited by another user.
 @Suite("Sharing over HTTP")
 struct SharingHTTPTests {

@@ -4,7 +4,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// Sign-ins in the metrics and the audit log (issue 11), over HTTP: by outcome, and never with a password or code.
+/// Sign-ins in the metrics and the audit log, over HTTP: by outcome, and never with a password or code.
 @Suite struct SignInAuditTests {
     @Test("a failed and a successful sign-in are counted by outcome and audited with the user's name, without password or code")
     func signInsAreCountedAndAudited() async throws {

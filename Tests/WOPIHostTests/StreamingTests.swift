@@ -7,7 +7,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// Bodies stream both ways (issue 3, "Storage"): a 64 MiB document goes up and comes back intact,
+/// Bodies stream both ways: a 64 MiB document goes up and comes back intact,
 /// with neither side of the test holding it whole.
 @Suite("Streaming")
 struct StreamingTests {

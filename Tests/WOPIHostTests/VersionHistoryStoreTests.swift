@@ -3,7 +3,7 @@ import Testing
 import WOPICore
 @testable import WOPIHost
 
-/// Version history and lock administration (issue 11), part of the store conformance suite: run
+/// Version history and lock administration, part of the store conformance suite: run
 /// against SQLite and PostgreSQL alike — pruning, shared bodies after a restore, lock refusals.
 @Suite struct VersionHistoryStoreTests {
     static func withStore(_ kind: StoreKind, _ body: (any WOPIStore, FileRecord, UserRecord) async throws -> Void) async throws {

@@ -3,7 +3,7 @@ import Testing
 import WOPICore
 @testable import WOPIValidator
 
-/// Issue 12: the validator signs its requests, and each `<ProofKey>` mutator of the ProofKeys group
+/// The validator signs its requests, and each `<ProofKey>` mutator of the ProofKeys group
 /// gives the combination of keys its test case describes, checked with the host's own verifier.
 @Suite("Signing the validator's requests with proof keys")
 struct ProofSigningTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 13 through real processes: Office's AddActivities against `wopi serve`, then
+/// AddActivities through real processes: Office's AddActivities against `wopi serve`, then
 /// `wopi activities list --user` showing the mentioned user their mentions.
 @Suite(.serialized) struct ActivitiesCLITests {
     @Test("AddActivities over HTTP records a comment mentioning bob; `wopi activities list --user bob` prints it, alice sees none",
@@ -12,7 +12,7 @@ import Testing
         let added = try WopiProcess.run(["users", "add", "bob", "--password", OperationsCLITests.password, "--data", setup.data.path])
         try #require(added.exitCode == 0, "users add: \(added.stderr)")
         let bobID = try #require(try OperationsCLITests.json(added.stdout)["id"] as? String)
-        // A mention reaches only someone who may open the document (issue 13): share it with bob.
+        // A mention reaches only someone who may open the document: share it with bob.
         let shared = try WopiProcess.run(["shares", "add", setup.fileID, "--with", "bob", "--role", "viewer", "--data", setup.data.path])
         try #require(shared.exitCode == 0, "shares add: \(shared.stderr)")
 

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import TestSupport
 import NIOCore
 import NIOHTTP1
 import OfficeURLScheme
@@ -263,7 +264,7 @@ final class ServeProcess: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         return ServeProcess(process: process, url: "http://127.0.0.1:\(port)", logPath: logPath)
     }
 

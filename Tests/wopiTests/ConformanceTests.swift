@@ -2,11 +2,11 @@ import Foundation
 import Testing
 import WOPIValidator
 
-/// The CI conformance run (issue 3, "Done means"): Microsoft's validator definitions against a real `wopi serve`.
+/// The CI conformance run: Microsoft's validator definitions against a real `wopi serve`.
 ///
 /// Runs WopiCore + OfficeNativeClient without the coauth and chunked-transfer groups, with X-WOPI-ItemVersion
 /// required. The host checks proofs against a discovery XML `wopi proof keygen` made, and the runner signs every
-/// request with the matching private keys, so the ProofKeys group runs too (issue 12). Prints one line per case
+/// request with the matching private keys, so the ProofKeys group runs too. Prints one line per case
 /// and the totals line; any failed case fails the test.
 @Suite(.serialized) struct ConformanceTests {
     /// Microsoft's TestCases.xml, found as `wopi validator` finds it ($WOPI_VALIDATOR_DIR, then the XDG data
@@ -67,11 +67,11 @@ import WOPIValidator
         #expect(proofCases.allSatisfy { $0.status == .passed }, "\(proofCases.map(\.summaryLine))")
         #expect(!report.excludedGroups.contains { $0.name == "ProofKeys" })
         #expect(report.results.count == 123 + 7)
-        // Issue 13: SupportsAddActivities is true, so the AddActivities group runs instead of skipping.
+        // SupportsAddActivities is true, so the AddActivities group runs instead of skipping.
         let activityCases = report.results.filter { $0.group == "AddActivities" }
         #expect(activityCases.count == 17, "the AddActivities group runs: \(activityCases.map(\.name))")
         #expect(activityCases.allSatisfy { $0.status == .passed }, "\(activityCases.map(\.summaryLine))")
-        // Issue 13: ReadWrite share links run too. What still skips: the 12 cases for hosts without
+        // ReadWrite share links run too. What still skips: the 12 cases for hosts without
         // PutRelativeFile or containers, by design: 118 passed, 0 failed, 12 skipped.
         let skippedGroups = Set(report.results.filter { $0.status == .skipped }.map(\.group))
         #expect(skippedGroups == ["PutRelativeFileUnsupported", "RenameFileIfCreateChildFileIsNotSupported"], "\(skippedGroups)")

@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A server killed with SIGKILL in the middle of a PutFile (issue 6, issue 3 "Storage"): after a
+/// A server killed with SIGKILL in the middle of a PutFile: after a
 /// restart on the same data folder the file holds exactly its old or its new content, never a
 /// mix, and its Version and SHA256 match those bytes. Once a PutFile has been answered 200, the
 /// new content must survive the kill.
@@ -208,7 +208,7 @@ struct CrashSafetyTests {
         process.arguments = tool == nil ? ["-a", "256", file.path] : [file.path]
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        try ProcessLaunch.run(process)
         let output = PipeReader.readToEnd(pipe.fileHandleForReading)
         process.waitUntilExit()
         let hex = String(decoding: output, as: UTF8.self).prefix(64)
@@ -278,7 +278,7 @@ private final class KillableServer: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         let deadline = Date().addingTimeInterval(60)
         while !WopiServer.accepts(port: port) {
             guard process.isRunning, Date() < deadline else {

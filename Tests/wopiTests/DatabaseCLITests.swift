@@ -37,7 +37,7 @@ struct DatabaseCLITests {
         let elsewhere = try WopiProcess.run(["token", "--user", "hana", "--file", id, "--data", data.path])
         #expect(elsewhere.exitCode == 2 && elsewhere.stderr.contains("no user named 'hana'"))
 
-        // Sharing (issue 13) on the same database: a share, the shared user's token with their role, the listing, removal.
+        // Sharing on the same database: a share, the shared user's token with their role, the listing, removal.
         #expect(try WopiProcess.run(["users", "add", "ike", "--password", "ike-password-1", "--database", database, "--data", data.path]).exitCode == 0)
         let shared = try WopiProcess.run(["shares", "add", id, "--with", "ike", "--role", "editor", "--database", database, "--data", data.path])
         #expect(shared.exitCode == 0 && shared.stdout.contains("\"role\":\"editor\""), "shares add: \(shared.stderr)")

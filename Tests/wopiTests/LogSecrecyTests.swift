@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-/// Issue 6: nothing secret — tokens, codes, passwords, client secrets — appears in the host's log.
+/// Nothing secret — tokens, codes, passwords, client secrets — appears in the host's log.
 /// Drives a full app-to-app sign-in, a web sign-in and an edit at the most verbose log level, then
 /// reads everything `wopi serve` wrote.
 @Suite(.serialized) struct LogSecrecyTests {

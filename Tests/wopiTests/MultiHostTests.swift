@@ -12,7 +12,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Issue 9 end to end, on real processes: two `wopi serve` on one PostgreSQL database and one body
+/// Several hosts end to end, on real processes: two `wopi serve` on one PostgreSQL database and one body
 /// folder, behind nginx balancing round-robin, with `--public-url` the nginx address.
 @Suite("Two hosts on PostgreSQL behind nginx", .serialized)
 struct MultiHostTests {

@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Issue 11 on real processes: metrics, health, header limits, version history, lock tools, the
+/// Operations on real processes: metrics, health, header limits, version history, lock tools, the
 /// audit log, JSON logs, graceful drain and the configuration file — through `wopi serve` over
 /// real HTTP and the `wopi` admin commands.
 @Suite(.serialized) struct OperationsCLITests {

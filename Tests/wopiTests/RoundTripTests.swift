@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-/// The whole story of issue 5 on real processes: `wopi serve`, `wopi users add`, `wopi files add`,
+/// The whole integration story on real processes: `wopi serve`, `wopi users add`, `wopi files add`,
 /// `wopi link`, then `wopi simulate` plays Office for iOS — signs in (through `wopi app-signin`, or
 /// on the web pages), opens, locks, saves and unlocks — and `wopi parse` reads the passback.
 @Suite(.serialized) struct RoundTripTests {

@@ -23,6 +23,10 @@ import Glibc
         #expect(password.count >= 12)
         let ids = log.matches(of: /\S.*\.(docx|xlsx|pptx) +id ([0-9a-f]{32})/).map { (String($0.1), String($0.2)) }
         #expect(Set(ids.map(\.0)) == ["docx", "xlsx", "pptx"], "one sample of each kind: \(log)")
+        #expect(log.contains("Web front: \(server.baseURL)/   (sign in as demo with the password above)"), "the banner names the web front: \(log)")
+        let signIn = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(server.baseURL)/"), timeout: .seconds(30))
+        let signInPage = String(buffer: try await signIn.body.collect(upTo: 1 << 20))
+        #expect(signIn.status.code == 200 && signInPage.contains("<form"), "the banner's address has a sign-in page")
 
         for (kind, id) in ids {
             let minted = try WopiProcess.run(["token", "--user", "demo", "--file", id, "--data", data.path])
@@ -40,6 +44,8 @@ import Glibc
 
         let again = try WopiServer.start(data: data)
         #expect(!again.log.contains("Created the demo user"), "a data folder with users is left as it is")
+        #expect(again.log.contains("Web front: \(again.baseURL)/   (sign in as demo with the password printed when this data folder was created)"),
+                "every start names the web front and its demo user: \(again.log)")
         let users = try WopiProcess.run(["users", "list", "--data", data.path])
         #expect(users.stdout.split(separator: "\n").count == 1)
         #expect(again.stop(signal: SIGTERM) == 0, "SIGTERM stops the server with exit status 0")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `wopi shares add|list|remove` and `wopi token` for shared users, through the real binary, with a running
-/// `wopi serve` on the same data: the role a share gives is what the host enforces, at once (issue 13).
+/// `wopi serve` on the same data: the role a share gives is what the host enforces, at once.
 @Suite("wopi shares")
 struct SharesCLITests {
     func run(_ arguments: [String], _ setup: OperationsCLITests.Setup) throws -> WopiProcess.Result {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Drives the built `wopi` binary: `link`, `parse` and `doctor` as issue 2 specifies them.
+/// Drives the built `wopi` binary: `link`, `parse` and `doctor` as the README specifies them.
 @Suite struct URLSchemeCLITests {
     static func json(_ text: String) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WOPIValidator
 
@@ -147,7 +148,7 @@ import WOPIValidator
             process.arguments = ["check-host", "--wopi-src", host.wopiSrc("1"), "--access-token", ValidatorStandInHost.token, "--testcases", testcases]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try ProcessLaunch.run(process)
             // The validator is at work on the scratch file when its GetFile waits in the host.
             let deadline = Date().addingTimeInterval(60)
             while await host.files.heldCount == 0, process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
@@ -191,7 +192,7 @@ import WOPIValidator
         process.arguments = ["-c", script, "bash", folder.path]
         let out = Pipe()
         process.standardOutput = out
-        try process.run()
+        try ProcessLaunch.run(process)
         let stdout = await Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
         process.waitUntilExit()
         let status = try String(contentsOf: folder.appendingPathComponent("status"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -2,8 +2,7 @@ import Foundation
 import OfficeURLScheme
 import WOPICore
 
-/// The rules Office for iOS holds a WOPI host to beyond Microsoft's validator (issue 12;
-/// wopi_requirements.rst, CheckFileInfo.rst, issues/invalidcharacters.rst, bootstrapper.rst), each a
+/// The rules Office for iOS holds a WOPI host to beyond Microsoft's validator (/// wopi_requirements.rst, CheckFileInfo.rst, issues/invalidcharacters.rst, bootstrapper.rst), each a
 /// pure function of what the host answered, so `wopi check-host` can name the exact rule a host breaks.
 public enum MobileRules {
     /// The suite name of every rule.

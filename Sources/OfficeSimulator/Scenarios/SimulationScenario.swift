@@ -1,7 +1,6 @@
-/// One documented Office for iOS behaviour the simulator can play against a host (issue 12;
-/// docs/native/src/scenarios/operational_flows.rst and wopi_requirements.rst in the WOPI docs).
+/// One documented Office for iOS behaviour the simulator can play against a host (/// docs/native/src/scenarios/operational_flows.rst and wopi_requirements.rst in the WOPI docs).
 public enum SimulationScenario: String, Sendable, Hashable, CaseIterable, Codable {
-    /// Sign in, open, lock, save, unlock, back: the story of issue 5.
+    /// Sign in, open, lock, save, unlock, back: the first integration story.
     case openEditSave = "open-edit-save"
     /// "Add a Place": GET_ROOT_CONTAINER, then EnumerateChildren with Office's extension filter down
     /// the folders, CheckContainerInfo on each and CheckFileInfo on each Office file found.

@@ -3,7 +3,7 @@ import OfficeURLScheme
 import WOPICore
 
 /// The scenarios that go back to the provider's bootstrapper and OAuth server: browse ("Add a
-/// Place") and token-refresh (issue 12; wopi_requirements.rst, GetRootContainer.rst, RFC 6749 §6).
+/// Place") and token-refresh (wopi_requirements.rst, GetRootContainer.rst, RFC 6749 §6).
 extension SimulationSession {
     /// The most folders and files `browse` visits, so a large account still ends quickly.
     static let browseFolderLimit = 25

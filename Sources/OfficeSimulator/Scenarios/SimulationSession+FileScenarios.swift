@@ -3,7 +3,7 @@ import OfficeURLScheme
 import WOPICore
 
 /// The scenarios that work on the invoked file: create, save-as, rename, conflict, upload-pending
-/// (issue 12; operational_flows.rst, and the REST pages each step names).
+/// (operational_flows.rst, and the REST pages each step names).
 extension SimulationSession {
     /// The name and URL of a new file, as PutRelativeFile and CreateChildFile answer them:
     /// `{"Name": …, "Url": <WOPISrc>?access_token=…}`.

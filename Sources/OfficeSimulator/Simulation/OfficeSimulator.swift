@@ -3,7 +3,7 @@ import OfficeURLScheme
 import WOPICore
 
 /// A WOPI client that behaves like Office for iOS, step for step, so a provider can run the whole
-/// story of its integration on Linux (issue 5; operational_flows.rst, apptoapp.rst, bootstrapper.rst):
+/// story of its integration on Linux (operational_flows.rst, apptoapp.rst, bootstrapper.rst):
 ///
 /// 1. check the invoke URI; 2. read the bootstrapper's 401 challenge; 3. sign in through the
 /// provider's app or its web pages; 4. exchange the code (at `tk` if given, sending `sc` back as
@@ -13,7 +13,7 @@ import WOPICore
 ///
 /// That is the ``SimulationScenario/openEditSave`` scenario; ``SimulationOptions/scenario`` picks
 /// another documented behaviour (browse, create, save-as, rename, conflict, token-refresh,
-/// upload-pending; issue 12), and ``SimulationOptions/accessToken`` skips steps 2–4 for hosts without
+/// upload-pending), and ``SimulationOptions/accessToken`` skips steps 2–4 for hosts without
 /// a bootstrapper.
 ///
 /// The first answer Office would not accept stops the session with a ``SimulationFailure`` naming
@@ -185,7 +185,7 @@ struct SimulationSession {
         return Access(wopi: WOPIRequests(wopiSrc: wopiSrc, accessToken: wopiToken), bootstrapUserID: bootstrapUserID, oauth: oauth)
     }
 
-    /// Today's story (issue 5): open, lock, save, unlock, passback.
+    /// Today's story: open, lock, save, unlock, passback.
     mutating func openEditSave(_ access: Access) async throws(SimulationFailure) -> SimulationResult {
         let wopi = access.wopi
         let (info, lock, content) = try await open(access)

@@ -35,7 +35,7 @@ public struct SimulationOptions: Sendable {
     /// The story to play; ``SimulationScenario/openEditSave`` unless told.
     public var scenario: SimulationScenario
     /// A WOPI access token for the invoke URI's WOPISrc. When set, sign-in is skipped, so the file
-    /// scenarios run against a host that has no bootstrapper or OAuth server (issue 12, "Any host").
+    /// scenarios run against a host that has no bootstrapper or OAuth server.
     public var accessToken: String?
 
     /// Creates options.

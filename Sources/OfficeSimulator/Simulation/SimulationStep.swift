@@ -1,5 +1,5 @@
 /// One step of the simulated Office for iOS session, reported as it finishes so a person can follow
-/// along (issue 5; the order is operational_flows.rst's "Browsing and opening files" and "Saving and closing").
+/// along (the order is operational_flows.rst's "Browsing and opening files" and "Saving and closing").
 public struct SimulationStep: Sendable, Hashable {
     /// The steps, in the order Office takes them.
     public enum Name: String, Sendable, Hashable, CaseIterable, Codable {
@@ -36,7 +36,7 @@ public struct SimulationStep: Sendable, Hashable {
         /// Build the passback Office sends on the back arrow (seed 000).
         case passback = "passback"
 
-        // Issue 12: access-token mode and the scenarios.
+        // Access-token mode and the scenarios.
         /// Whether the scenario applies to this host (a skipped step says why not).
         case scenarioApplies = "scenario-applies"
         /// Sign-in skipped: the WOPI access token was given (`--access-token`).

@@ -28,7 +28,7 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
 
     /// A hash as a store keeps it, checked only when a password is verified: a malformed value matches no
     /// password, exactly as ``unusable`` does. Users are read on every WOPI request, where parsing the
-    /// scrypt parameters bought nothing (issue 10).
+    /// scrypt parameters bought nothing.
     public init(stored encoded: String) {
         self.encoded = encoded
     }

@@ -32,7 +32,7 @@ public struct AccessTokenSigner: Sendable {
     }
 
     /// HMAC with the key already absorbed: each token issued or checked copies it and hashes only its
-    /// payload, instead of deriving the key pads again (issue 10).
+    /// payload, instead of deriving the key pads again.
     private let keyed: HMAC<SHA256>
 
     /// Creates a signer with a host-wide secret of at least 32 bytes.
@@ -59,7 +59,7 @@ public struct AccessTokenSigner: Sendable {
     /// Checks a token's form, signature and expiry, and returns its claims.
     public func verify(_ token: String, now: Date = Date()) throws(Failure) -> AccessTokenClaims {
         // Bytes throughout, not Characters or Data: every WOPI request checks a token, and String's
-        // grapheme-aware `split`, Data slices and Foundation's base64 were most of this function (issue 10).
+        // grapheme-aware `split`, Data slices and Foundation's base64 were most of this function.
         let bytes = token.utf8
         guard bytes.count <= 512, bytes.starts(with: "v1.".utf8),
               let macDot = bytes.lastIndex(of: UInt8(ascii: ".")), macDot > bytes.index(bytes.startIndex, offsetBy: 2)

@@ -7,7 +7,7 @@ public enum Base64URL {
         encode(bytes: data)
     }
 
-    /// Encodes bytes as unpadded base64url, straight from a table (issue 10: EnumerateChildren encodes
+    /// Encodes bytes as unpadded base64url, straight from a table (EnumerateChildren encodes
     /// two of these for every child's token).
     public static func encode(bytes: some Collection<UInt8>) -> String {
         String(unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { output in
@@ -39,8 +39,7 @@ public enum Base64URL {
         decodeBytes(text).map { Data($0) }
     }
 
-    /// ``decode(_:)`` into an array: one pass through a lookup table, no intermediate text (issue 10:
-    /// tokens are decoded on every WOPI request). `=` may appear anywhere and is dropped; bits left
+    /// ``decode(_:)`` into an array: one pass through a lookup table, no intermediate text (    /// tokens are decoded on every WOPI request). `=` may appear anywhere and is dropped; bits left
     /// over after the last whole byte are ignored, as Foundation's decoder ignores them.
     public static func decodeBytes(_ text: some StringProtocol) -> [UInt8]? {
         var bytes: [UInt8] = []

@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 
-/// A fast path for ``WOPIJSON``'s flat answers (issue 10): a value whose properties are strings,
+/// A fast path for ``WOPIJSON``'s flat answers: a value whose properties are strings,
 /// booleans, integers, optionals of those, or string arrays — CheckFileInfo, CheckContainerInfo and
 /// most other WOPI bodies — is written straight into a buffer, PascalCase keys sorted by their UTF-8
 /// bytes, with the same bytes `WOPIJSON.encoder` produces.
@@ -34,8 +34,7 @@ enum FlatJSONEncoder {
     }
 
     /// Where each key of a type goes: the keys an answer recorded, in the order its `encode(to:)` wrote
-    /// them, and that order sorted by PascalCase name, each key's `"Key":` text made once (issue 10:
-    /// sorting and converting keys per answer was a fifth of the encoder's time).
+    /// them, and that order sorted by PascalCase name, each key's `"Key":` text made once (    /// sorting and converting keys per answer was a fifth of the encoder's time).
     struct Layout: Sendable {
         let keys: [String]
         let order: [Int]

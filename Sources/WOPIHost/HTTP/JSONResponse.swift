@@ -16,7 +16,7 @@ enum WOPIJSON {
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
-        if let flat = FlatJSONEncoder.encode(value) { // issue 10: the same bytes, without Foundation's value tree
+        if let flat = FlatJSONEncoder.encode(value) { // the same bytes, without Foundation's value tree
             return Response(status: status, headers: headers, body: .init(byteBuffer: flat))
         }
         let data = try encoder.encode(value)
@@ -24,7 +24,7 @@ enum WOPIJSON {
     }
 
     /// `key` with its first letter capitalized, remembered: the strategy runs for every key of every
-    /// answer, and the set of keys is small and fixed (issue 10: this was a visible part of CheckFileInfo).
+    /// answer, and the set of keys is small and fixed (this was a visible part of CheckFileInfo).
     static func pascalCase(_ key: String) -> String {
         pascalKeys.converted(key)
     }

@@ -10,7 +10,7 @@ struct OperationsMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let scope = RequestScope(requestID: context.id)
-        // Without metrics there is nothing to name or time (issue 10: this runs before every request).
+        // Without metrics there is nothing to name or time (this runs before every request).
         guard let metrics else { return try await RequestScope.$current.withValue(scope) { try await next(request, context) } }
         let operation = WOPIOperation(method: request.method.rawValue, path: request.uri.path, override: request.headers[.wopiOverride],
                                       hasOldLock: request.headers[.wopiOldLock] != nil).name

@@ -32,7 +32,7 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func log(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, reason: String? = nil) {
-        // The line's metadata is built before the call, so skip it all when info lines are not written (issue 10).
+        // The line's metadata is built before the call, so skip it all when info lines are not written.
         guard context.logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000

@@ -1,7 +1,7 @@
 import Foundation
 import WOPICore
 
-/// An activity recorded from AddActivities (issue 13): what Office reported, on which file, by whom,
+/// An activity recorded from AddActivities: what Office reported, on which file, by whom,
 /// and which of the host's users it mentions.
 public struct ActivityRecord: Sendable, Hashable {
     /// The file the activity is about.

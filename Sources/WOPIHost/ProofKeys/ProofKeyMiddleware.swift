@@ -13,7 +13,7 @@ struct ProofKeyMiddleware<Context: RequestContext>: RouterMiddleware {
     let cache: ProofKeyCache
     let publicURL: URL
     let now: @Sendable () -> Date
-    /// Counts refusals by reason (issue 11); `nil` when metrics are off.
+    /// Counts refusals by reason; `nil` when metrics are off.
     var metrics: HostMetrics? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -16,13 +16,16 @@ public enum DemoProvisioning {
     /// Far above the few kilobytes each sample takes, so only a damaged install is refused.
     static let sampleSizeLimit: Int64 = 16 * 1024 * 1024
 
+    /// The demo user's name.
+    public static let userName = "demo"
+
     /// Creates the demo user `demo` and the sample documents when the store has no users; otherwise does nothing.
     public static func provisionIfEmpty(_ folder: HostStorage) async throws -> DemoAccount? {
         guard try await folder.store.users().isEmpty else { return nil }
         let password = Base64URL.randomToken(byteCount: 12)
         let user: UserRecord
         do {
-            user = try await folder.store.createUser(name: "demo", displayName: "Demo User", passwordHash: try PasswordHash(hashing: password))
+            user = try await folder.store.createUser(name: userName, displayName: "Demo User", passwordHash: try PasswordHash(hashing: password))
         } catch WOPIStoreError.nameTaken {
             return nil // another host on the same database provisioned it a moment ago
         }

@@ -43,7 +43,7 @@ struct CheckFileInfoResponse: Encodable {
     var supportsContainers = true
     var supportsEcosystem = true
     var supportsUserInfo = true
-    var supportsAddActivities = true // issue 13: AddActivities records comments and mentions
+    var supportsAddActivities = true // AddActivities records comments and mentions
     /// The link types this caller may ask for: `ReadWrite` only for those who may edit.
     var supportedShareUrlTypes: [String]
 
@@ -127,7 +127,7 @@ struct NewFileResponse: Encodable {
 extension Date {
     /// ISO 8601 in UTC to the second (`2026-11-23T21:40:00Z`), as WOPI's `LastModifiedTime` expects.
     ///
-    /// The same text as `formatted(.iso8601)`, built by hand (issue 10): the format style cost
+    /// The same text as `formatted(.iso8601)`, built by hand: the format style cost
     /// microseconds per call, once per file in a listing.
     var wopiTimestamp: String {
         let seconds = timeIntervalSince1970.rounded(.down)

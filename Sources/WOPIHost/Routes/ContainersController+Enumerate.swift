@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 import WOPICore
 
-// BEGIN performance (issue 10): EnumerateChildren streamed a page at a time.
+// EnumerateChildren streamed a page at a time.
 extension ContainersController {
     /// How many children one store read returns; the answer is written to the network page by page,
     /// so memory depends on this, not on the size of the folder.
@@ -120,4 +120,3 @@ enum JSONText {
         buffer.writeStaticString("\"")
     }
 }
-// END performance

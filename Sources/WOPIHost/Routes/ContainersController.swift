@@ -32,7 +32,7 @@ struct ContainersController<Context: RequestContext>: Sendable {
         if access.container.id == access.user.rootContainerID, !(try await backend.store.shares(with: access.user.id)).isEmpty {
             leading = [NamedURL(name: SharedWithMe.name, url: backend.url(.container(SharedWithMe.id(for: access.user.id)), for: access.claims))]
         }
-        return try enumeratedChildren(of: access.container, claims: access.claims, request: request, leading: leading) // issue 10: streamed
+        return try enumeratedChildren(of: access.container, claims: access.claims, request: request, leading: leading) // streamed
     }
 
     /// The children of a user's "Shared with me": the files and containers shared with them, each list by name.

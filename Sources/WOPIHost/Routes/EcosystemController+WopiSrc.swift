@@ -8,7 +8,7 @@ extension HTTPField.Name {
     static let wopiHostNativeFileName = Self("X-WOPI-HostNativeFileName")!
 }
 
-/// GetFileWopiSrc (docs/rest/src/ecosystem/GetFileWopiSrc.rst, issue 13): `POST /wopi/ecosystem` with
+/// GetFileWopiSrc (docs/rest/src/ecosystem/GetFileWopiSrc.rst): `POST /wopi/ecosystem` with
 /// `X-WOPI-Override: GET_WOPI_SRC_WITH_ACCESS_TOKEN` turns a URL this host handed out into the file's
 /// WOPISrc with a fresh access token for the caller.
 ///

@@ -8,7 +8,7 @@ struct EcosystemController<Context: RequestContext>: Sendable {
     func addRoutes(to group: RouterGroup<Context>) {
         group.get("ecosystem", use: checkEcosystem)
         group.get("ecosystem/root_container_pointer", use: getRootContainer)
-        group.post("ecosystem", use: ecosystemOperation) // issue 13: GetFileWopiSrc
+        group.post("ecosystem", use: ecosystemOperation) // GetFileWopiSrc
     }
 
     @Sendable func checkEcosystem(_ request: Request, context: Context) async throws -> Response {

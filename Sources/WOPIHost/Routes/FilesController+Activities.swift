@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import WOPICore
 
-/// AddActivities (docs/rest/src/files/AddActivities.rst, issue 13): comments and mentions are recorded
+/// AddActivities (docs/rest/src/files/AddActivities.rst): comments and mentions are recorded
 /// with the users they mention; other types are answered `UnknownType`; a body that is not an
 /// AddActivities request is refused with 400 and records nothing.
 extension FilesController {

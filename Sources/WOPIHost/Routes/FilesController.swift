@@ -15,7 +15,7 @@ struct FilesController<Context: RequestContext>: Sendable {
         group.post("files/:id", use: override)
         group.get("files/:id/ancestry", use: enumerateAncestors)
         group.get("files/:id/ecosystem_pointer", use: getEcosystem)
-        group.post("files/:id/activities", use: addActivities) // issue 13: AddActivities.rst's own path
+        group.post("files/:id/activities", use: addActivities) // AddActivities.rst's own path
     }
 
     /// The file a request names, its caller and their role: one token check and one store read.
@@ -95,7 +95,7 @@ struct FilesController<Context: RequestContext>: Sendable {
         let blob = try await storeBody(request.body)
         do {
             // The lock is checked again in the same transaction that records the write: it may have changed during the upload.
-            // The replaced body is kept as a version (issue 11); only bodies dropped from the history are retired.
+            // The replaced body is kept as a version; only bodies dropped from the history are retired.
             let change = try await mapLockErrors(file.id, "PutFile") {
                 try await backend.store.saveContent(file.id, with: blob, lock: lock, savedBy: user.id,
                                                     keepVersions: backend.configuration.keepVersions, now: backend.configuration.now())
@@ -170,7 +170,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             return Response(status: .ok)
         case "GET_SHARE_URL":
             return try shareURL(request, claims: claims, role: access.role, item: file.id, isContainer: false)
-        case "ADD_ACTIVITIES": // issue 13
+        case "ADD_ACTIVITIES":
             return try await addActivities(file, user, request)
         default:
             throw WOPIError.notImplemented("unknown X-WOPI-Override '\(operation.prefix(64))'")
@@ -179,7 +179,6 @@ struct FilesController<Context: RequestContext>: Sendable {
 
     private func changeLock(_ file: FileRecord, _ lockRequest: LockRules.Request) async throws -> Response {
         let (decision, updated) = try await backend.store.updateLock(file.id, request: lockRequest, now: backend.configuration.now())
-        // BEGIN operations (issue 11)
         switch (decision, lockRequest) {
         case (.granted, .lock(let lock)), (.granted, .unlockAndRelock(_, let lock)):
             backend.audit(.lockTaken, file: file.id, details: ["lock": lock.value])
@@ -197,7 +196,6 @@ struct FilesController<Context: RequestContext>: Sendable {
             backend.lockRefused(file.id, operation: operation, currentLock: current)
         default: break
         }
-        // END operations
         switch decision {
         case .granted:
             var headers = HTTPFields()
@@ -345,7 +343,7 @@ struct FilesController<Context: RequestContext>: Sendable {
         return try WOPIJSON.response(["ShareUrl": link])
     }
 
-    /// Like ``mapStoreErrors(_:)``, counting and auditing a lock refusal (issue 11).
+    /// Like ``mapStoreErrors(_:)``, counting and auditing a lock refusal.
     private func mapLockErrors<T>(_ file: ResourceID, _ operation: String, _ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch let error as WOPIStoreError {
             if case .lockConflict(let current, _) = error { backend.lockRefused(file, operation: operation, currentLock: current) }

@@ -70,7 +70,7 @@ public protocol WOPIStore: Sendable {
     /// removed; their bodies are then orphans that start-up garbage collection removes.
     func referencedBlobs() async throws -> Set<BlobKey>
 
-    // BEGIN operations (issue 11): version history, lock administration, readiness.
+    // Version history, lock administration, readiness.
     // A PostgreSQL implementation runs each of these in one transaction, locking the file's row
     // (`SELECT … FOR UPDATE`) before it reads the lock or the version list.
 
@@ -116,9 +116,8 @@ public protocol WOPIStore: Sendable {
     /// Proves the store answers (a trivial query on its tables); throws when it does not.
     /// `GET /health/ready` calls it on every probe, so it must be cheap and must not write.
     func checkReadiness() async throws
-    // END operations
 
-    // BEGIN activities (issue 13): AddActivities records.
+    // AddActivities records.
 
     /// Records one AddActivities activity (``ActivityRecord``) with the users it mentions, in one atomic step.
     ///
@@ -134,9 +133,8 @@ public protocol WOPIStore: Sendable {
     /// oldest first: by ``ActivityRecord/receivedAt``, then file id, then activity id. Each record carries
     /// all its mentioned users, not only `userID`. An unknown user has none.
     func activities(mentioning userID: ResourceID) async throws -> [ActivityRecord]
-    // END activities
 
-    // BEGIN sharing (issue 13): who besides the owner may open an item, and the one-step reads every WOPI request starts with.
+    // Who besides the owner may open an item, and the one-step reads every WOPI request starts with.
 
     /// Shares a file or container (and everything under it) with a user as `AccessRole.viewer` or
     /// `AccessRole.editor`; sharing it again with the same user replaces the role, in one atomic step.
@@ -166,9 +164,8 @@ public protocol WOPIStore: Sendable {
     /// The caller, the container and the caller's role on it (the rule of ``fileAccess(_:by:)``) — in one step.
     /// `nil` when the user does not exist.
     func containerAccess(_ containerID: ResourceID, by userID: ResourceID) async throws -> ContainerAccess?
-    // END sharing
 
-    // BEGIN performance (issue 10): listings read a page at a time, so memory does not grow with the folder.
+    // Listings read a page at a time, so memory does not grow with the folder.
 
     /// Up to `limit` direct child containers of a container, sorted by name as in ``children(of:)``,
     /// starting after the child named `after` (case-insensitively) when it is given.
@@ -180,7 +177,6 @@ public protocol WOPIStore: Sendable {
     /// file named `after` (case-insensitively) when it is given. Same paging rules as
     /// ``childContainers(of:after:limit:)``.
     func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord]
-    // END performance
 
     // MARK: Secrets
 
@@ -193,7 +189,6 @@ public protocol WOPIStore: Sendable {
     func setHostSetting(_ value: String, named name: String) async throws
 }
 
-// BEGIN performance (issue 10)
 extension WOPIStore {
     /// A fallback for stores written before paging existed: reads all children and returns one page.
     /// ``SQLiteStore`` and ``PostgresStore`` read only the page.
@@ -226,7 +221,6 @@ enum WOPIStorePaging {
         text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }
     }
 }
-// END performance
 
 /// Errors a ``WOPIStore`` reports.
 public enum WOPIStoreError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -53,7 +53,7 @@ struct WebFrontStrings: Sendable {
     var folderNotEmpty: String
     var fileLocked: String
     var noFilesChosen: String
-    /// The root page's section of items others shared with the user (issue 13).
+    /// The root page's section of items others shared with the user.
     var sharedWithMe: String
     /// "Shared by %@ · you can edit" / "… · view only": %@ is the owner's name.
     var sharedByEditor: String

@@ -16,7 +16,7 @@ struct RequestBuilder: Sendable {
     let accessTokenTTL: Int64
     let resources: [String: TestResource]
     let userAgent: String?
-    /// Signs every request with proof headers when set (issue 12).
+    /// Signs every request with proof headers when set.
     var proofSigner: ValidatorProofSigner?
 
     func build(_ definition: RequestDefinition, state: SavedState) throws(Failure) -> TransportRequest {

@@ -3,7 +3,7 @@ import WOPICore
 import _CryptoExtras
 
 /// Signs the validator's requests the way a WOPI client does (proofkeys.rst), so the `ProofKeys` group
-/// can run: Microsoft's own runner has no private key and cannot (issue 12).
+/// can run: Microsoft's own runner has no private key and cannot.
 ///
 /// Every request carrying an `access_token` gets `X-WOPI-TimeStamp`, `X-WOPI-Proof` (current key) and
 /// `X-WOPI-ProofOld` (old key). A `<ProofKey>` mutator changes them as the test case asks; an invalid

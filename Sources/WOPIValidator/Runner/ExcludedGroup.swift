@@ -29,7 +29,7 @@ public struct ExcludedGroup: Sendable, Hashable, Codable {
 
     /// ProofKeys: the cases need requests signed with the WOPI client's private proof keys. Microsoft's own
     /// command-line runner never signs (it has no key); this one does with ``ValidatorProofSigner``, given the
-    /// keys whose public halves the host's discovery XML publishes, and then the group runs (issue 12).
+    /// keys whose public halves the host's discovery XML publishes, and then the group runs.
     public static let proofKeys = ExcludedGroup(
         name: "ProofKeys",
         reason: "needs requests signed with a WOPI client's private proof keys; give --proof-key and --proof-key-old (with the host on the matching discovery) to run it")

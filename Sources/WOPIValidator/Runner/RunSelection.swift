@@ -27,7 +27,7 @@ public struct RunSelection: Sendable, Hashable {
     /// WOPIKit's CI selection: `WopiCore` + `OfficeNativeClient`, minus the coauth, chunked-transfer and proof-key groups.
     public static let wopiKit = RunSelection()
 
-    /// WOPIKit's selection when the runner signs proofs (issue 12): ``wopiKit`` with the `ProofKeys`
+    /// WOPIKit's selection when the runner signs proofs: ``wopiKit`` with the `ProofKeys`
     /// group included instead of excluded.
     public static var wopiKitWithProofKeys: RunSelection {
         var selection = RunSelection(excludedGroups: ExcludedGroup.wopiKitDefaults.filter { $0 != ExcludedGroup.proofKeys })

@@ -1,7 +1,7 @@
 /// Where this runner is deliberately stricter than Microsoft's.
 public struct ValidationPolicy: Sendable, Hashable {
     /// Headers a `<ResponseHeaderValidator>` always requires, whatever its `IsRequired` says (compared
-    /// case-insensitively). The original treats a missing `X-WOPI-ItemVersion` as a pass; WOPIKit's issue 3
+    /// case-insensitively). The original treats a missing `X-WOPI-ItemVersion` as a pass; WOPIKit
     /// makes it required, because Office for iOS relies on it after GetFile, PutFile, Lock and Unlock.
     public var alwaysRequiredHeaders: Set<String>
 

@@ -3,7 +3,7 @@ import Foundation
 import WOPICore
 import WOPIHost
 
-/// `wopi activities`: the comments and mentions Office reported with AddActivities (issue 13).
+/// `wopi activities`: the comments and mentions Office reported with AddActivities.
 struct ActivitiesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "activities",

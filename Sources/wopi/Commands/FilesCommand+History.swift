@@ -3,7 +3,7 @@ import Foundation
 import WOPICore
 import WOPIHost
 
-// `wopi files history` and `wopi files restore` (issue 11): the versions `wopi serve --keep-versions` keeps.
+// `wopi files history` and `wopi files restore`: the versions `wopi serve --keep-versions` keeps.
 extension FilesCommand {
     struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -46,13 +46,9 @@ struct ServeCommand: AsyncParsableCommand {
         """, valueName: "count"))
     var eventLoops: Int = WOPIHostApplication.defaultEventLoopCount
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
-    // BEGIN Office sign-in options (issue 4)
     @OptionGroup(title: "Office sign-in") var signIn: OfficeSignInOptions
     @OptionGroup(title: "Proof keys") var proofKeyOptions: ProofKeyOptions
-    // END Office sign-in options
-    // BEGIN operations options (issue 11)
     @OptionGroup(title: "Operations") var operations: OperationsOptions
-    // END operations options
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -64,8 +60,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        SQLiteStore.configureProcess() // issue 10: before any database opens
-        // BEGIN operations (issue 11): options from flags, then WOPI_* environment variables, then --config; JSON logs.
+        SQLiteStore.configureProcess() // before any database opens
+        // Options from flags, then WOPI_* environment variables, then --config; JSON logs.
         if !ServeSettings.isResolved {
             let arguments: [String]
             do {
@@ -80,7 +76,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let level = Logger.Level(rawValue: logLevel) ?? .info
         operations.bootstrapLogging(level: level)
-        // END operations
         let logger = Logger(label: "wopi")
         try await dataOptions.open(logger: logger).closing { try await serve(on: $0, logger: logger) }
     }
@@ -90,29 +85,23 @@ struct ServeCommand: AsyncParsableCommand {
         try await folder.store.setHostSetting(base.absoluteString, named: PublicURLSetting.name)
         var configuration = WOPIHostConfiguration(publicURL: base, maximumFileSize: ByteSize.parse(maxFileSize) ?? 0,
                                                   accessTokenLifetime: TimeInterval(tokenLifetime))
-        // BEGIN Office sign-in (issue 4)
         let signInSetup = try await signIn.resolve(in: folder)
         configuration.officeRegistration = signInSetup.registration
-        // END Office sign-in
-        // BEGIN onboarding record (issue 12): what `wopi onboarding` reads back through the store.
+        // What `wopi onboarding` reads back through the store.
         try await OnboardingSettings.record(signInSetup.registration, in: folder.store)
-        // END onboarding record
-        // BEGIN operations (issue 11)
         let monitor = try operations.monitor(store: folder.store, logger: logger)
         configuration.monitor = monitor
         configuration.keepVersions = operations.keepVersions
         try await folder.store.setHostSetting(String(operations.keepVersions), named: OperationsOptions.keepVersionsSetting)
-        // END operations
         let backend = try await folder.backend(configuration: configuration)
         let collected = try await folder.blobs.collectGarbage(referenced: try await folder.store.referencedBlobs())
         if collected > 0 { logger.notice("removed \(collected) orphaned upload(s)") }
 
-        if let demo = try await DemoProvisioning.provisionIfEmpty(folder) {
-            printWelcome(demo, backend: backend)
-        }
-        // BEGIN Office sign-in (issue 4)
+        let demo = try await DemoProvisioning.provisionIfEmpty(folder)
+        if let demo { printWelcome(demo, backend: backend) }
+        let demoUser = try await folder.store.user(named: DemoProvisioning.userName)
+        Console.unmasked(Self.webFrontLine(base: base, demoUser: demoUser?.name, passwordShown: demo != nil))
         signInSetup.report(publicURL: base, logger: logger)
-        // END Office sign-in
         logger.notice("WOPI host listening", metadata: ["url": "\(base.absoluteString)", "blobs": "\(folder.blobs.location)",
                                                        "store": "\(dataOptions.usesDatabase ? "postgresql" : "sqlite")"])
         let proofKeys = try await proofKeyOptions.loadCache(logger: logger)
@@ -120,15 +109,22 @@ struct ServeCommand: AsyncParsableCommand {
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoops)
         let app = WOPIHostApplication.make(backend: backend, proofKeys: proofKeys, host: host, port: port,
                                            idleTimeout: .seconds(idleTimeout), eventLoops: eventLoops, logger: logger)
-        // BEGIN operations (issue 11): metrics port and draining on SIGTERM.
+        // Metrics port and draining on SIGTERM.
         do {
             try await operations.run(app, host: host, monitor: monitor, logger: logger)
         } catch {
             try? await eventLoops.shutdownGracefully()
             throw error
         }
-        // END operations
         try await eventLoops.shutdownGracefully()
+    }
+
+    /// The banner line that tells a new operator the host has pages to sign in to, and as whom.
+    static func webFrontLine(base: URL, demoUser: String?, passwordShown: Bool) -> String {
+        let address = base.absoluteString.hasSuffix("/") ? base.absoluteString : base.absoluteString + "/"
+        guard let demoUser else { return "Web front: \(address)   (sign in with a user made by `wopi users add`)" }
+        let password = passwordShown ? "the password above" : "the password printed when this data folder was created"
+        return "Web front: \(address)   (sign in as \(demoUser) with \(password))"
     }
 
     private func printWelcome(_ demo: DemoProvisioning.DemoAccount, backend: WOPIBackend) {
@@ -165,7 +161,7 @@ enum ByteSize {
     }
 }
 
-// BEGIN Office sign-in (issue 4): the registration options of `wopi serve` and how they are resolved.
+// The registration options of `wopi serve` and how they are resolved.
 
 /// `--office-client-id`, `--office-client-secret`, `--office-redirect-uri`, `--provider-id`, `--ios-url-scheme`,
 /// each also read from its `WOPI_*` environment variable when the option is absent.
@@ -278,4 +274,3 @@ struct OfficeSignInOptions: ParsableArguments {
         }
     }
 }
-// END Office sign-in

@@ -3,7 +3,7 @@ import Foundation
 import WOPICore
 import WOPIHost
 
-/// `wopi shares`: share files and folders with other users, list and remove shares (issue 13).
+/// `wopi shares`: share files and folders with other users, list and remove shares.
 struct SharesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shares",

@@ -3,7 +3,7 @@ import Foundation
 import OfficeSimulator
 import OfficeURLScheme
 
-/// `wopi simulate`: play Office for iOS against a WOPI host, step by step (issue 5).
+/// `wopi simulate`: play Office for iOS against a WOPI host, step by step.
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",

@@ -6,7 +6,7 @@ import ServiceLifecycle
 import UnixSignals
 import WOPIHost
 
-/// The operator's options of `wopi serve` (issue 11): metrics, audit log, log format, version
+/// The operator's options of `wopi serve`: metrics, audit log, log format, version
 /// history, draining on stop, and a configuration file.
 struct OperationsOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Serve Prometheus metrics at GET /metrics on this port (on --host). Off when absent.", valueName: "port"))

@@ -32,7 +32,7 @@ enum HeadlessChromium {
         process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=SEVERE"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         let pid = process.processIdentifier
         defer {
             // chromedriver started from a test process ignores SIGTERM; SIGKILL by its PID always ends it

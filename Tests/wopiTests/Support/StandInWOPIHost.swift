@@ -6,8 +6,7 @@ import NIOCore
 
 /// A WOPI host that is not WOPIKit's code: the file operations only (CheckFileInfo, GetFile, PutFile,
 /// locks, PutRelativeFile, RenameFile) for a handful of files, one access token, no bootstrapper, no
-/// OAuth, no containers — what a provider's existing Office-for-the-web host often is (issue 12,
-/// "Any host"). Runs in the test process on 127.0.0.1 and an ephemeral port.
+/// OAuth, no containers — what a provider's existing Office-for-the-web host often is. Runs in the test process on 127.0.0.1 and an ephemeral port.
 struct StandInWOPIHost {
     /// A fault planted on purpose, so `check-host` must name the rule it breaks.
     enum Fault: Sendable {

@@ -77,7 +77,7 @@ struct WopiProcess {
                 group.leave()
             }
         }
-        try process.run()
+        try ProcessLaunch.run(process)
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try? input.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(timeout)

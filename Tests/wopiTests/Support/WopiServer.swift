@@ -59,10 +59,10 @@ final class WopiServer: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
     }
 
-    // BEGIN operations (issue 11): servers started with arguments of the test's choosing, and signals without waiting.
+    // Servers started with arguments of the test's choosing, and signals without waiting.
     /// Starts `wopi serve` plus exactly `arguments` (no host, port or data added), with extra environment variables.
     static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> WopiServer {
         try WopiServer(arguments: arguments, environment: environment)
@@ -82,7 +82,7 @@ final class WopiServer: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
     }
 
     /// Waits until something accepts connections on `port` (a launched server's port).
@@ -136,7 +136,6 @@ final class WopiServer: @unchecked Sendable {
         guard !process.isRunning else { return nil }
         return process.terminationReason == .exit ? process.terminationStatus : nil
     }
-    // END operations
 
     /// The server's output so far.
     var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }

@@ -5,7 +5,7 @@ import SystemPackage
 /// A stored body read for a response, chunk after chunk, into two buffers that take turns.
 ///
 /// A fresh buffer per chunk came from memory the kernel had to fault in and zero first: a quarter of
-/// GetFile's CPU (issue 10). While one buffer is being sent, the next chunk is read into the other; by
+/// GetFile's CPU. While one buffer is being sent, the next chunk is read into the other; by
 /// the time a buffer's turn comes again the channel has usually let go of it, so steady state touches
 /// no new memory (should it still be held, `ByteBuffer` copies on write and nothing is shared).
 ///

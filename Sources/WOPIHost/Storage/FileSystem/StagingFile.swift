@@ -58,7 +58,7 @@ final class StagingFile: @unchecked Sendable {
 
     /// Starts writing `start..<end` to disk now, then waits for the batches before it to be on disk and
     /// drops their clean pages. The final `fsync` then has about one batch left to write, and an upload
-    /// holds at most two batches of dirty page cache (issue 10). `fsync` still makes the file durable.
+    /// holds at most two batches of dirty page cache. `fsync` still makes the file durable.
     private func writeBack(_ descriptor: CInt, from start: Int64, to end: Int64) {
         guard let syncFileRange = Self.syncFileRange else { return }
         _ = syncFileRange(descriptor, start, end - start, Self.write)
@@ -88,7 +88,7 @@ final class StagingFile: @unchecked Sendable {
             }
             #if canImport(Glibc)
             // Durable now, so its pages are clean: hand them back rather than let each upload grow the page
-            // cache (issue 10). On this project's VMs, writing into never-used memory cost five times the
+            // cache. On this project's VMs, writing into never-used memory cost five times the
             // write itself; reused pages do not. A later GetFile reads the body from disk once.
             _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
             #endif

@@ -104,7 +104,7 @@ enum PostgresSchema {
             "CREATE INDEX oauth_tokens_expiry ON oauth_tokens (expires_at)",
             "CREATE INDEX oauth_tokens_user ON oauth_tokens (user_id)",
         ]),
-        // Version history and lock administration (issue 11).
+        // Version history and lock administration.
         Migration(version: 2, name: "version-history", sql: [
             "ALTER TABLE files ADD COLUMN modified_by text",
             """
@@ -123,7 +123,7 @@ enum PostgresSchema {
             "CREATE INDEX files_blob ON files (blob_key)",
             "CREATE INDEX files_lock_expiry ON files (lock_expires_at) WHERE lock_value IS NOT NULL",
         ]),
-        // AddActivities (issue 13), as SQLite's v4-activities.
+        // AddActivities, as SQLite's v4-activities.
         Migration(version: 3, name: "activities", sql: [
             """
             CREATE TABLE activities (
@@ -148,7 +148,7 @@ enum PostgresSchema {
             """,
             "CREATE INDEX activity_mentions_user ON activity_mentions (user_id)",
         ]),
-        // Sharing (issue 13), as SQLite's v5-shares.
+        // Sharing, as SQLite's v5-shares.
         Migration(version: 4, name: "shares", sql: [
             """
             CREATE TABLE shares (

@@ -2,7 +2,7 @@ import Foundation
 import PostgresNIO
 import WOPICore
 
-/// AddActivities records on PostgreSQL (issue 13): one transaction per activity.
+/// AddActivities records on PostgreSQL: one transaction per activity.
 extension PostgresStore {
     public func recordActivity(_ record: ActivityRecord) async throws -> Bool {
         let users = Array(Set(record.mentionedUserIDs.map(\.rawValue) + [record.actorID.rawValue]))

@@ -2,7 +2,7 @@ import Foundation
 import PostgresNIO
 import WOPICore
 
-/// Sharing on PostgreSQL (issue 13). Each access read is one query: the user, the item and the roles together.
+/// Sharing on PostgreSQL. Each access read is one query: the user, the item and the roles together.
 extension PostgresStore {
     public func share(_ itemID: ResourceID, kind: ShareRecord.ItemKind, with userID: ResourceID, role: AccessRole, now: Date) async throws
         -> ShareRecord {

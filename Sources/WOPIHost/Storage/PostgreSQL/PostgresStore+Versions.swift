@@ -2,7 +2,7 @@ import Foundation
 import PostgresNIO
 import WOPICore
 
-/// Version history, lock administration and readiness on PostgreSQL (issue 11). Each change is one
+/// Version history, lock administration and readiness on PostgreSQL. Each change is one
 /// transaction that locks the file's row first, so a save, a restore and a lock change on the same
 /// file serialize whichever host runs them.
 extension PostgresStore {

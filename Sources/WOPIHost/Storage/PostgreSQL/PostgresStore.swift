@@ -169,7 +169,6 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
-    // BEGIN performance (issue 10)
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
         try await page(Columns.container, from: "containers", parent: "parent_id", id: id, after: after, limit: limit, Self.container)
     }
@@ -192,7 +191,6 @@ public final class PostgresStore: WOPIStore {
             AND wopi_fold(name) COLLATE "C" > wopi_fold(\(after)) COLLATE "C" ORDER BY wopi_fold(name) COLLATE "C", id LIMIT \(limit)
             """, decode)
     }
-    // END performance
 
     public func createContainer(named name: String, in parentID: ResourceID) async throws -> ContainerRecord {
         do {

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import WOPICore
 
-/// Group commit for lock changes (issue 10): Lock, Unlock and RefreshLock requests that arrive while
+/// Group commit for lock changes: Lock, Unlock and RefreshLock requests that arrive while
 /// a lock transaction is committing are applied together in the next transaction.
 ///
 /// SQLite commits one transaction at a time and each commit waits for its `fsync`; one commit per

@@ -4,7 +4,7 @@ import GRDBSQLite
 import WOPICore
 
 /// The per-request reads of ``SQLiteStore`` (the caller with the file or folder they name), run on
-/// SQLite's C API over connections of their own (issue 10).
+/// SQLite's C API over connections of their own.
 ///
 /// Through GRDB's pool such a read crossed a barrier queue, a reader's serial queue and a
 /// `PRAGMA schema_version` check, and decoded columns by name: about 40 µs of CheckFileInfo's

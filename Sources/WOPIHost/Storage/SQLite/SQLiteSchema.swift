@@ -45,7 +45,7 @@ enum SQLiteSchema {
                 INSERT INTO version_counter (id, value) VALUES (1, 0);
                 """)
         }
-        // The built-in OAuth 2.0 authorization server (issue 4). Secrets are stored as SHA-256 hex digests only;
+        // The built-in OAuth 2.0 authorization server. Secrets are stored as SHA-256 hex digests only;
         // a removed user's codes and tokens go with them.
         migrator.registerMigration("v2-authorization") { db in
             try db.execute(sql: """
@@ -82,7 +82,7 @@ enum SQLiteSchema {
                 CREATE INDEX oauth_tokens_user ON oauth_tokens(user_id);
                 """)
         }
-        // Version history and who saved what (issue 11): a kept body per replaced content, removed with its file.
+        // Version history and who saved what: a kept body per replaced content, removed with its file.
         migrator.registerMigration("v3-version-history") { db in
             try db.execute(sql: """
                 ALTER TABLE files ADD COLUMN modified_by TEXT;
@@ -100,7 +100,7 @@ enum SQLiteSchema {
                 CREATE INDEX files_lock_expiry ON files(lock_expires_at) WHERE lock_value IS NOT NULL;
                 """)
         }
-        // AddActivities (issue 13): one row per activity and file, the activity itself as JSON, and the users
+        // AddActivities: one row per activity and file, the activity itself as JSON, and the users
         // it mentions; all go with their file, author or mentioned user.
         migrator.registerMigration("v4-activities") { db in
             try db.execute(sql: """
@@ -124,7 +124,7 @@ enum SQLiteSchema {
                 CREATE INDEX activity_mentions_user ON activity_mentions(user_id);
                 """)
         }
-        // Sharing (issue 13): an item shared with a user as viewer or editor. Exactly one of file_id and
+        // Sharing: an item shared with a user as viewer or editor. Exactly one of file_id and
         // container_id is set; a share goes with its item and with its user.
         migrator.registerMigration("v5-shares") { db in
             try db.execute(sql: """

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import WOPICore
 
-/// AddActivities records on SQLite (issue 13).
+/// AddActivities records on SQLite.
 extension SQLiteStore {
     public func recordActivity(_ record: ActivityRecord) async throws -> Bool {
         try await pool.write { db in

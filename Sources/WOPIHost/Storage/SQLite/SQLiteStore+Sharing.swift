@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import WOPICore
 
-/// Sharing on SQLite (issue 13). Roles are read fresh on every call: a removed share stops working at once.
+/// Sharing on SQLite. Roles are read fresh on every call: a removed share stops working at once.
 extension SQLiteStore {
     public func share(_ itemID: ResourceID, kind: ShareRecord.ItemKind, with userID: ResourceID, role: AccessRole, now: Date) async throws
         -> ShareRecord {
@@ -50,7 +50,7 @@ extension SQLiteStore {
     }
 
     public func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess? {
-        // One statement (issue 10): the user, the file with its folder's name, and for anyone but the owner
+        // One statement: the user, the file with its folder's name, and for anyone but the owner
         // the best share on the folder chain and the share on the file itself.
         try lookups.fileAccess(fileID, by: userID)
     }

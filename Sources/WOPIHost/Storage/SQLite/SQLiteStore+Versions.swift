@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import WOPICore
 
-// Version history, lock administration and readiness (issue 11). Each write is one immediate
+// Version history, lock administration and readiness. Each write is one immediate
 // transaction, so a save, a restore and a lock change on the same file never interleave.
 extension SQLiteStore {
     public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, keepVersions: Int, now: Date) async throws

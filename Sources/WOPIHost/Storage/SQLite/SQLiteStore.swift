@@ -12,9 +12,9 @@ import WOPICore
 public final class SQLiteStore: WOPIStore {
     /// Shared with the store's extensions in other files (authorization tables).
     let pool: StoreDatabasePool
-    /// Group commit for ``updateLock(_:request:now:)`` (issue 10).
+    /// Group commit for ``updateLock(_:request:now:)``.
     private let lockChanges: LockChangeBatcher
-    /// The reads every WOPI request starts with, on SQLite's C API (issue 10).
+    /// The reads every WOPI request starts with, on SQLite's C API.
     let lookups: SQLiteLookups
 
     /// Opens (creating and migrating if needed) the database at `path`.
@@ -142,8 +142,7 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
-    // BEGIN performance (issue 10)
-    /// A lookup by key in one `SELECT`, run on the calling thread (issue 10).
+    /// A lookup by key in one `SELECT`, run on the calling thread.
     ///
     /// GRDB's async `read` hops to a reader's dispatch queue and back, which costs more than the
     /// microseconds a point lookup takes: those hops were most of CheckFileInfo's profile. The
@@ -178,7 +177,6 @@ public final class SQLiteStore: WOPIStore {
             SELECT * FROM \(table) WHERE \(parent) = ? AND name > ? COLLATE NOCASE ORDER BY name COLLATE NOCASE LIMIT ?
             """), arguments: [id.rawValue, after, limit], decode)
     }
-    // END performance
 
     public func createContainer(named name: String, in parentID: ResourceID) async throws -> ContainerRecord {
         try await pool.write { db in
@@ -243,7 +241,7 @@ public final class SQLiteStore: WOPIStore {
                     throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
                 }
                 let updated = try Self.storeContent(db, existing, blob: blob, now: now)
-                // A restored file shares its body with a kept version (issue 11): that body stays.
+                // A restored file shares its body with a kept version: that body stays.
                 let kept = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM file_versions WHERE blob_key = ?)",
                                              arguments: [existing.blobKey.rawValue]) ?? true
                 return (updated, kept ? nil : existing.blobKey)
@@ -290,7 +288,7 @@ public final class SQLiteStore: WOPIStore {
 
     public func updateLock(_ id: ResourceID, request: LockRules.Request, now: Date) async throws
         -> (decision: LockRules.Decision, file: FileRecord) {
-        // Issue 10: concurrent lock changes share one transaction and one fsync (group commit).
+        // Concurrent lock changes share one transaction and one fsync (group commit).
         try await lockChanges.apply(id, request: request, now: now)
     }
 
@@ -365,7 +363,7 @@ public final class SQLiteStore: WOPIStore {
         try decodeOne(db.cachedStatement(sql: "SELECT * FROM files WHERE id = ?"), arguments: [id.rawValue], file)
     }
 
-    /// The first row of `statement`, decoded while SQLite holds it (issue 10).
+    /// The first row of `statement`, decoded while SQLite holds it.
     ///
     /// GRDB's `Row.fetchOne` returns a copy of the row, and a copied row finds a column by name by
     /// lower-casing every column name it passes: a tenth of CheckFileInfo's profile. The row a cursor

@@ -1,0 +1,47 @@
+import Foundation
+import WOPIBlobStoreS3
+import WOPIHost
+import Testing
+import WOPIStoreTesting
+
+// The README's Swift for the S3 store and for a blob store of your own, word for word, so that it is
+// compiled code (DocumentationSnippetTests checks that every README block stands here or in Snippets.swift).
+
+/// The README's lines that give a host its bodies in S3. Compiled, not run: they name a real bucket.
+func readmeS3Storage(dataFolder: URL, databaseURL: PostgresDatabaseURL?) async throws -> HostStorage {
+    let http = S3BlobStore.makeHTTPClient()
+    let bodies = try await S3BlobStore.connect(to: S3Location(parsing: "s3://wopi-bodies?region=eu-west-3"),
+                                               credentials: S3Credentials.fromEnvironment()!, http: http)
+    let storage = try await HostStorage.open(data: dataFolder, database: databaseURL, blobStore: bodies)
+    return storage
+}
+
+/// The README's "your own blob store", with the folder store standing in for the reader's.
+@Suite("README: a blob store of your own") struct ReadmeOwnBlobStore {
+@Test(arguments: BlobStoreConformance.Check.allCases)
+func myStore(_ check: BlobStoreConformance.Check) async throws {
+    try await BlobStoreConformance {
+        let store = try await MyBlobStore.makeEmpty()       // a location of its own for each check
+        return .init(store: store, contents: { try await store.everythingItHolds() })
+    }.run(check)
+}
+}
+
+/// What the README calls `MyBlobStore`: here a folder store in a fresh temporary folder.
+enum MyBlobStore {
+    static func makeEmpty() async throws -> FileSystemBlobStore {
+        try FileSystemBlobStore(folder: FileManager.default.temporaryDirectory.appendingPathComponent("readme-blobs-\(UUID().uuidString)"))
+    }
+}
+
+extension FileSystemBlobStore {
+    /// Every file under the store's folder, staging files included.
+    func everythingItHolds() async throws -> Set<String> {
+        var files: Set<String> = []
+        let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
+        while let url = enumerator?.nextObject() as? URL {
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true { files.insert(url.path) }
+        }
+        return files
+    }
+}
