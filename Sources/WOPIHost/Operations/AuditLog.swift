@@ -121,8 +121,7 @@ public struct AuditEvent: Sendable, Hashable {
 
     /// A time as the `time` field writes it: ISO 8601 in UTC with milliseconds (`2026-11-25T14:55:00.123Z`).
     public static func timeText(_ time: Date) -> String {
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return format.string(from: time)
+        // A format style, not an ISO8601DateFormatter: making one of those per line cost ~100 µs.
+        time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// Failed sign-ins (wrong passwords, refused grants) counted where every host of a deployment
 /// sees them, so that N hosts allow a guesser as many attempts as one (RFC 6819 §5.1.4.2.3).
 ///
-/// Keys are opaque digests (``SignInThrottle`` makes them); a store never sees a name or address.
+/// Keys are opaque digests (the sign-in throttle makes them); a store never sees a name or address.
 /// Each method is one atomic step: a failure is one insert, never a read-modify-write, so
 /// concurrent failures on several hosts are all counted.
 public protocol SignInFailureStore: Sendable {
