@@ -118,25 +118,47 @@ public struct S3BlobStore: BlobStore {
         }
     }
 
-    /// Streams an object as the server sends it.
+    /// How many bytes one GET of ``read(_:size:)`` asks for.
+    public static let readRangeSize: Int64 = 8 * 1024 * 1024
+
+    /// Streams an object as consecutive ranged GETs of ``readRangeSize`` bytes (RFC 9110 §14.2), each
+    /// asked for when the one before it is used up: no request stays open for a whole large body, and a
+    /// server that ignores `Range` and sends the whole object (200) is read once, to its end.
     public func read(_ key: BlobKey, size: Int64) async throws -> BlobContent {
-        let first = FirstResponse(try await get(key))
+        let first = FirstResponse(try await get(key, range: Self.range(from: 0, size: size)))
         return BlobContent(size: size) { [self] in
             var chunks: HTTPClientResponse.Body.AsyncIterator?
+            var next: Int64 = 0  // where the range after the current one starts
             return {
-                if chunks == nil {
-                    let response: HTTPClientResponse
-                    if let taken = first.take() { response = taken } else { response = try await get(key) }
-                    chunks = response.body.makeAsyncIterator()
+                while true {
+                    if chunks == nil {
+                        let response: HTTPClientResponse
+                        if let taken = first.take() {
+                            response = taken
+                        } else {
+                            guard next < size else { return nil }
+                            response = try await get(key, range: Self.range(from: next, size: size))
+                        }
+                        next = response.status == .partialContent ? min(size, next + Self.readRangeSize) : size
+                        chunks = response.body.makeAsyncIterator()
+                    }
+                    if let chunk = try await chunks!.next() { return chunk }
+                    chunks = nil
+                    guard next < size else { return nil }
                 }
-                return try await chunks!.next()
             }
         }
     }
 
-    private func get(_ key: BlobKey) async throws -> HTTPClientResponse {
+    /// The `Range` of the GET that starts at `offset`; none for an empty object (a range of it is unsatisfiable).
+    static func range(from offset: Int64, size: Int64) -> String? {
+        size > 0 ? "bytes=\(offset)-\(min(size, offset + readRangeSize) - 1)" : nil
+    }
+
+    private func get(_ key: BlobKey, range: String?) async throws -> HTTPClientResponse {
         do {
-            return try await client.send(.GET, key: client.objectKey(key.rawValue), timeout: .seconds(30))
+            return try await client.send(.GET, key: client.objectKey(key.rawValue), headers: range.map { [("Range", $0)] } ?? [],
+                                         timeout: .seconds(30))
         } catch let error as S3Client.ServerError where error.status == .notFound {
             throw BlobStoreError.notFound(key)
         } catch let error as S3Client.ServerError {

@@ -39,7 +39,8 @@ struct S3Client: Sendable {
 
     /// Sends a signed request and returns the response once its head arrived; a non-2xx answer is thrown
     /// as ``ServerError`` unless `accepting` lists it.
-    func send(_ method: HTTPMethod, key: String? = nil, query: [(name: String, value: String)] = [],
+    /// `headers` are sent unsigned (such as `Range`).
+    func send(_ method: HTTPMethod, key: String? = nil, query: [(name: String, value: String)] = [], headers: [(String, String)] = [],
               body: ByteBuffer? = nil, timeout: TimeAmount, accepting: Set<UInt> = []) async throws -> HTTPClientResponse {
         let path = "/\(location.bucket)" + (key.map { "/\($0)" } ?? "")
         let date = Date()
@@ -55,21 +56,31 @@ struct S3Client: Sendable {
         request.method = method
         for (name, value) in signed { request.headers.replaceOrAdd(name: name, value: value) }
         request.headers.add(name: "Authorization", value: authorization)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body {
             request.headers.add(name: "Content-Length", value: String(body.readableBytes))
             request.body = .bytes(body)
         }
-        let response: HTTPClientResponse
-        do {
-            response = try await http.execute(request, timeout: timeout)
-        } catch {
-            throw S3BlobStoreError.unreachable("cannot reach the S3 endpoint \(location.endpoint.absoluteString): \(Self.describe(error))")
+        // S3 asks clients to retry 500 InternalError and 503 SlowDown; as AWS's SDKs do, a few times with
+        // growing pauses. Every request here has its whole body in memory, so sending it again is safe.
+        var attempt = 1
+        while true {
+            let response: HTTPClientResponse
+            do {
+                response = try await http.execute(request, timeout: timeout)
+            } catch {
+                throw S3BlobStoreError.unreachable("cannot reach the S3 endpoint \(location.endpoint.absoluteString): \(Self.describe(error))")
+            }
+            if (200..<300).contains(response.status.code) || accepting.contains(response.status.code) { return response }
+            let error = try await serverError(response)
+            guard attempt < Self.maximumAttempts, [500, 502, 503, 504].contains(response.status.code) else { throw error }
+            try await Task.sleep(for: .milliseconds(250 << (attempt - 1)))
+            attempt += 1
         }
-        guard (200..<300).contains(response.status.code) || accepting.contains(response.status.code) else {
-            throw try await serverError(response)
-        }
-        return response
     }
+
+    /// How many times a request answered with a server error (5xx) is sent, the first included.
+    static let maximumAttempts = 4
 
     /// Sends a request and collects its (small, XML) answer.
     func sendCollecting(_ method: HTTPMethod, key: String? = nil, query: [(name: String, value: String)] = [],

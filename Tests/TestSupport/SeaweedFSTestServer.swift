@@ -112,8 +112,10 @@ public final class SeaweedFSTestServer: Sendable {
         }
         let arguments = [
             "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-dir=\(folder.appendingPathComponent("data").path)",
-            "-master.port=\(ports[0])", "-master.port.grpc=\(ports[1])", "-master.volumeSizeLimitMB=1024",
-            "-volume.port=\(ports[2])", "-volume.port.grpc=\(ports[3])", "-volume.max=0",
+            "-master.port=\(ports[0])", "-master.port.grpc=\(ports[1])", "-master.volumeSizeLimitMB=256",
+            // Each bucket is a collection that grows 7 volumes; the suite makes dozens of buckets. Left to
+            // itself (`-volume.max=0`) weed sizes the limit by free disk and volume size, which ran out.
+            "-volume.port=\(ports[2])", "-volume.port.grpc=\(ports[3])", "-volume.max=1000",
             "-filer", "-filer.port=\(ports[4])", "-filer.port.grpc=\(ports[5])",
             "-s3", "-s3.port=\(s3Port)", "-s3.port.grpc=\(ports[6])", "-s3.config=\(config.path)",
             "-s3.port.iceberg=0", "-s3.port.lance=0",

@@ -54,7 +54,8 @@ import WOPICore
         let running = Task { await trail.run() }
         let recorded = (0..<3).map { AuditEvent(.lockBroken, time: now.addingTimeInterval(Double($0)), file: "f\($0)") }
         for event in recorded { trail.record(event) }
-        let deadline = Date().addingTimeInterval(20)
+        // Generous: the retry waits 1 s twice, and the full parallel suite can keep a task waiting for a thread.
+        let deadline = Date().addingTimeInterval(120)
         while await store.stored.count < recorded.count, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(await store.stored == recorded, "written in order once the store answers, with nothing new recorded to prompt it")
         #expect(await store.failuresLeft == 0)

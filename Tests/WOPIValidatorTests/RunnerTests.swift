@@ -133,6 +133,7 @@ struct RunnerTests {
         let definitions = try Fixtures.definitions()
         #expect(try #require(definitions.prerequisiteCase(named: "LocksPrereq")).isFeatureGate)
         #expect(try #require(definitions.prerequisiteCase(named: "UserCanNotWriteRelativePrereq")).isFeatureGate)
+        #expect(try #require(definitions.prerequisiteCase(named: "UserCanRenameContainerPrereq")).isFeatureGate, "its EnumerateAncestors only finds the folder")
         #expect(try #require(definitions.prerequisiteCase(named: "WopiValidatorPrereq")).isFeatureGate == false)
     }
 

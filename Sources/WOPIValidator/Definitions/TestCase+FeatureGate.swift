@@ -1,6 +1,7 @@
 extension TestCase {
-    /// Whether this case only asks the host whether it claims a feature: every request is CheckFileInfo-like
-    /// and checked by property values alone (`<JsonResponseContentValidator>`), like `LocksPrereq`.
+    /// Whether this case only asks the host whether it claims a feature: every request it checks is checked
+    /// by property values alone (`<JsonResponseContentValidator>`), like `LocksPrereq` or
+    /// `UserCanRenameContainerPrereq`.
     ///
     /// As a prerequisite, a feature gate that fails on a normal answer means "not claimed": its group is
     /// skipped. Any other prerequisite (`WopiValidatorPrereq` checks CheckFileInfo against the schema) is
@@ -13,9 +14,8 @@ extension TestCase {
             default: false
             }
         }
-        return !requests.isEmpty && requests.allSatisfy { request in
-            guard let validators = request.validators, !validators.isEmpty else { return false }
-            return validators.allSatisfy(propertyChecksOnly)
-        }
+        // Requests without validators only gather state (EnumerateAncestors before CheckContainerInfo).
+        let checked = requests.compactMap(\.validators).filter { !$0.isEmpty }
+        return !checked.isEmpty && checked.allSatisfy { $0.allSatisfy(propertyChecksOnly) }
     }
 }
