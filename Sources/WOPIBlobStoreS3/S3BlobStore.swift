@@ -6,7 +6,7 @@ import NIOHTTP1
 import NIOConcurrencyHelpers
 import WOPIHost
 
-/// A ``BlobStore`` in an S3-compatible bucket (AWS S3, SeaweedFS, MinIO, …): one object per body,
+/// A `BlobStore` (WOPIHost) in an S3-compatible bucket (AWS S3, SeaweedFS, MinIO, …): one object per body,
 /// named `PREFIX` + the blob key.
 ///
 /// A body up to ``partSize`` goes up in one `PUT`; a larger one as a multipart upload of ``partSize``
@@ -25,7 +25,7 @@ public struct S3BlobStore: BlobStore {
     public static let minimumPartSize = 8 * 1024 * 1024
 
     /// A store over `location`, signing with `credentials`, sending through `http` (which the caller
-    /// shuts down). Checks nothing: use ``connect(to:credentials:http:timeout:)`` to fail early.
+    /// shuts down). Checks nothing: use ``connect(to:credentials:http:partSize:timeout:)`` to fail early.
     public init(location: S3Location, credentials: S3Credentials, http: HTTPClient, partSize: Int = S3BlobStore.minimumPartSize) {
         self.s3Location = location
         self.partSize = max(partSize, Self.minimumPartSize)

@@ -4,7 +4,7 @@ import NIOCore
 import Testing
 import WOPIHost
 
-/// The promises every ``BlobStore`` keeps, as checks you run against your own store from Swift Testing.
+/// The promises every `BlobStore` (WOPIHost) keeps, as checks you run against your own store from Swift Testing.
 ///
 /// ```swift
 /// @Test(arguments: BlobStoreConformance.Check.allCases)

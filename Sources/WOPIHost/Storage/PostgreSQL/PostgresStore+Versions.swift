@@ -71,7 +71,7 @@ extension PostgresStore {
         }
     }
 
-    /// Answers within ``readinessLimit``: a balancer's probe must not wait for the pool to notice an outage.
+    /// Answers within 800 ms (`readinessLimit`): a balancer's probe must not wait for the pool to notice an outage.
     public func checkReadiness() async throws {
         let outcome = await SupervisedPostgresClient.firstOutcome(within: Self.readinessLimit) {
             _ = try await self.all("SELECT 1 FROM wopikit_schema_migrations LIMIT 1") { try $0.decode(Int.self) }
