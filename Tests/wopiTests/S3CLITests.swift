@@ -184,20 +184,8 @@ struct S3CLITests {
                 """
             return Response(status: .badRequest, headers: [.contentType: "application/xml"], body: .init(byteBuffer: ByteBuffer(string: xml)))
         }
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "WrongRegionEndpoint")
-        logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in
-                                  continuation.yield(channel.localAddress?.port ?? 0)
-                                  continuation.finish()
-                              }, logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else { group.cancelAll(); throw CancellationError() }
-            defer { group.cancelAll() }
-            try await body(port)
+        try await LoopbackServer.serve(router, label: "WrongRegionEndpoint") { url in
+            try await body(url.port ?? 0)
         }
     }
 }

@@ -29,26 +29,8 @@ struct FaultyWOPIHost: Sendable {
         let storage = FaultyHostStorage(fault: fault)
         let router = Router()
         routes(router, storage)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "FaultyWOPIHost")
-        logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in
-                                  continuation.yield(channel.localAddress?.port ?? 0)
-                                  continuation.finish()
-                              }, logger: logger)
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await app.run()
-                return nil
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0, let url = URL(string: "http://127.0.0.1:\(port)") else {
-                group.cancelAll()
-                throw CocoaError(.featureUnsupported)
-            }
+        return try await LoopbackServer.serve(router, label: "FaultyWOPIHost") { url in
             await storage.setBase(url)
-            defer { group.cancelAll() }
             return try await body(FaultyWOPIHost(baseURL: url, storage: storage))
         }
     }

@@ -35,7 +35,8 @@ struct SignInThrottle: Sendable {
     func retryAfter(_ key: String, now: Date) async throws -> TimeInterval? {
         let recent = try await failures.signInFailures(key: key, after: now.addingTimeInterval(-window))
         guard recent.count >= limit, let oldest = recent.oldest else { return nil }
-        return max(1, oldest.addingTimeInterval(window).timeIntervalSince(now))
+        // Never more than the window: a time read back from the store may be a rounding later than `now`.
+        return max(1, min(window, oldest.addingTimeInterval(window).timeIntervalSince(now)))
     }
 
     /// Counts a failure.
