@@ -25,8 +25,11 @@ final class SupervisedPostgresClient: Sendable {
         /// How long queries may be in flight with none finishing before the server is probed.
         var stallLimit: Duration = .milliseconds(500)
         /// How long a probe may take, connecting and answering `SELECT 1`. A probe that times out declares
-        /// an outage only when no query finished meanwhile either: a busy server is slow, not down.
+        /// an outage only when no query finished meanwhile either, and only the ``hungProbes``-th in a row:
+        /// a busy server (or a busy host process) is slow, not down. A refused connection counts at once.
         var probeTimeout: Duration = .seconds(1)
+        /// How many timed-out probes in a row, with no query finishing, make a hung server an outage.
+        var hungProbes = 3
         /// How often in-flight queries are looked at.
         var tick: Duration = .milliseconds(100)
     }
@@ -41,6 +44,8 @@ final class SupervisedPostgresClient: Sendable {
         var finished = 0
         var finishedAtLastTick = 0
         var stalledSince: ContinuousClock.Instant?
+        /// Probes in a row that got no answer while no query finished either.
+        var timedOutProbes = 0
         var isClosed = false
     }
 
@@ -207,7 +212,15 @@ final class SupervisedPostgresClient: Sendable {
         let runner = state.withLock { state -> Task<Void, Never>? in
             state.isProbing = false
             state.stalledSince = nil
-            guard let reason = outcome.failure, !(outcome.timedOut && state.finished != finishedBefore) else { return nil }
+            guard let reason = outcome.failure, !(outcome.timedOut && state.finished != finishedBefore) else {
+                state.timedOutProbes = 0
+                return nil
+            }
+            if outcome.timedOut {
+                state.timedOutProbes += 1
+                guard state.timedOutProbes >= timing.hungProbes else { return nil }
+            }
+            state.timedOutProbes = 0
             state.outage = reason
             state.client = nil
             defer { state.runner = nil }
