@@ -38,13 +38,13 @@ public final class NginxTestProxy: Sendable {
             let port = try requestedPort ?? LocalPort.free()
             let configuration = folder.appendingPathComponent("nginx.conf")
             try configurationText(port: port, upstreamPorts: upstreamPorts, pinned: pinned, folder: folder).write(to: configuration, atomically: true, encoding: .utf8)
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: nginx)
             process.arguments = ["-p", folder.path, "-c", configuration.path, "-e", folder.appendingPathComponent("logs/error.log").path]
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try ProcessLaunch.run(process)
+            try process.run()
             let deadline = Date().addingTimeInterval(20)
             while process.isRunning, !LocalPort.accepts(port), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
             if process.isRunning, LocalPort.accepts(port) { return NginxTestProxy(port: port, folder: folder, pid: process.processIdentifier) }

@@ -97,8 +97,8 @@ public final class PostgresTestServer: Sendable {
     }
     private static let registry = LockedValue(State())
 
-    /// The server (or `runuser` above it), kept so Foundation can reap it once it stops.
-    private let process = LockedValue<Process?>(nil)
+    /// The server (or `runuser` above it), kept so it can be reaped once it stops.
+    private let process = LockedValue<ChildProcess?>(nil)
 
     private init(port: Int, folder: URL, binaries: URL) {
         self.port = port
@@ -140,7 +140,7 @@ public final class PostgresTestServer: Sendable {
         let arguments = ["-D", cluster.path, "-h", "127.0.0.1", "-p", "\(port)", "-k", folder.path,
                          "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300"]
         // A direct child (through runuser when root), writing to a log file: no pipe for the server to hold open.
-        let postgres = Process()
+        let postgres = ChildProcess()
         if geteuid() == 0 {
             postgres.executableURL = URL(fileURLWithPath: "/sbin/runuser")
             postgres.arguments = ["-u", "postgres", "--", binaries.appendingPathComponent("postgres").path] + arguments
@@ -153,7 +153,7 @@ public final class PostgresTestServer: Sendable {
         postgres.standardInput = FileHandle.nullDevice
         postgres.standardOutput = logHandle
         postgres.standardError = logHandle
-        try ProcessLaunch.run(postgres)
+        try postgres.run()
         try? logHandle.close()
         process.withLock { $0 = postgres }
         let deadline = Date().addingTimeInterval(60)
@@ -199,7 +199,7 @@ public final class PostgresTestServer: Sendable {
 
     @discardableResult
     static func run(_ executable: URL, _ arguments: [String], asServerUser: Bool) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         if asServerUser && geteuid() == 0 {
             process.executableURL = URL(fileURLWithPath: "/sbin/runuser")
             process.arguments = ["-u", "postgres", "--", executable.path] + arguments
@@ -211,7 +211,7 @@ public final class PostgresTestServer: Sendable {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
+        try process.run()
         let data = PipeReader.readToEnd(output.fileHandleForReading)
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)

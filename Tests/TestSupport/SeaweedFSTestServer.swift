@@ -71,7 +71,7 @@ public final class SeaweedFSTestServer: Sendable {
         var failure: Failure?
     }
     private static let registry = LockedValue(State())
-    private let process = LockedValue<Process?>(nil)
+    private let process = LockedValue<ChildProcess?>(nil)
 
     private init(s3Port: Int, folder: URL, secretAccessKey: String) {
         self.s3Port = s3Port
@@ -123,13 +123,13 @@ public final class SeaweedFSTestServer: Sendable {
         let log = folder.appendingPathComponent("weed.log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw Failure(description: "cannot create \(log.path)") }
         let logHandle = try FileHandle(forWritingTo: log)
-        let server = Process()
+        let server = ChildProcess()
         server.executableURL = weed
         server.arguments = arguments
         server.standardInput = FileHandle.nullDevice
         server.standardOutput = logHandle
         server.standardError = logHandle
-        try ProcessLaunch.run(server)
+        try server.run()
         try? logHandle.close()
         process.withLock { $0 = server }
         // Ready when the gateway answers an unsigned request (403: it checks signatures) and the

@@ -237,11 +237,11 @@ final class ServeProcess: @unchecked Sendable {
         init(_ description: String) { self.description = description }
     }
 
-    let process: Process
+    let process: ChildProcess
     let url: String
     let logPath: String
 
-    private init(process: Process, url: String, logPath: String) {
+    private init(process: ChildProcess, url: String, logPath: String) {
         self.process = process
         self.url = url
         self.logPath = logPath
@@ -252,7 +252,7 @@ final class ServeProcess: @unchecked Sendable {
         let logPath = folder + ".log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try WopiProcess.executableURL()
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port), "--data", folder] + arguments
         var env = ProcessInfo.processInfo.environment
@@ -264,7 +264,7 @@ final class ServeProcess: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
+        try process.run()
         return ServeProcess(process: process, url: "http://127.0.0.1:\(port)", logPath: logPath)
     }
 

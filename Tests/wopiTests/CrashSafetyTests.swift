@@ -203,12 +203,12 @@ struct CrashSafetyTests {
     /// SHA-256 of a file, base64 (as CheckFileInfo's SHA256), computed by the system's own tool.
     static func sha256Base64(of file: URL) throws -> String {
         let tool = ["/usr/bin/sha256sum", "/bin/sha256sum"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: tool ?? "/usr/bin/shasum")
         process.arguments = tool == nil ? ["-a", "256", file.path] : [file.path]
         let pipe = Pipe()
         process.standardOutput = pipe
-        try ProcessLaunch.run(process)
+        try process.run()
         let output = PipeReader.readToEnd(pipe.fileHandleForReading)
         process.waitUntilExit()
         let hex = String(decoding: output, as: UTF8.self).prefix(64)
@@ -265,7 +265,7 @@ private func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) as
 /// A `wopi serve` child process that can be killed with SIGKILL by its PID (``WopiServer`` only stops politely).
 private final class KillableServer: @unchecked Sendable {
     let port: Int
-    private let process = Process()
+    private let process = ChildProcess()
     private let logURL: URL
 
     init(data: URL, extraArguments: [String] = []) throws {
@@ -278,7 +278,7 @@ private final class KillableServer: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
+        try process.run()
         let deadline = Date().addingTimeInterval(60)
         while !WopiServer.accepts(port: port) {
             guard process.isRunning, Date() < deadline else {

@@ -143,12 +143,12 @@ import WOPIValidator
     func interruptedCheckHost(signal: Int32) async throws {
         let testcases = try ConformanceTests.testCasesURL().path
         try await ValidatorStandInHost.withRunning(.init(holdsDownloadsOfCreatedFiles: true)) { host in
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = try WopiProcess.executableURL()
             process.arguments = ["check-host", "--wopi-src", host.wopiSrc("1"), "--access-token", ValidatorStandInHost.token, "--testcases", testcases]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try ProcessLaunch.run(process)
+            try process.run()
             // The validator is at work on the scratch file when its GetFile waits in the host.
             let deadline = Date().addingTimeInterval(60)
             while await host.files.heldCount == 0, process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
@@ -187,12 +187,12 @@ import WOPIValidator
         defer { try? FileManager.default.removeItem(at: folder) }
         let quoted = ([try WopiProcess.executableURL().path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let script = "\(quoted.joined(separator: " ")) 2>\"$1/stderr\" | \(reader); echo \"${PIPESTATUS[0]}\" > \"$1/status\""
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", script, "bash", folder.path]
         let out = Pipe()
         process.standardOutput = out
-        try ProcessLaunch.run(process)
+        try process.run()
         let stdout = await Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
         process.waitUntilExit()
         let status = try String(contentsOf: folder.appendingPathComponent("status"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

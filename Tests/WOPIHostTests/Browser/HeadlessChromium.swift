@@ -27,12 +27,12 @@ enum HeadlessChromium {
         defer { try? FileManager.default.removeItem(at: profile) }
 
         let port = try LocalPort.free()
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: chromedriver)
         process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=SEVERE"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
+        try process.run()
         let pid = process.processIdentifier
         defer {
             // chromedriver started from a test process ignores SIGTERM; SIGKILL by its PID always ends it
@@ -49,7 +49,7 @@ enum HeadlessChromium {
         return try result.get()
     }
 
-    private static func session<T: Sendable>(chromium: String, profile: URL, port: Int, http: HTTPClient, process: Process, width: Int,
+    private static func session<T: Sendable>(chromium: String, profile: URL, port: Int, http: HTTPClient, process: ChildProcess, width: Int,
                                              height: Int, language: String, _ body: (WebDriverClient) async throws -> T) async throws -> T {
         let base = "http://127.0.0.1:\(port)"
         try await waitUntilReady(base: base, http: http, process: process)
@@ -89,7 +89,7 @@ enum HeadlessChromium {
     }
 
     /// Polls chromedriver's `/status` until it reports ready (start-up, not a timed assertion).
-    private static func waitUntilReady(base: String, http: HTTPClient, process: Process) async throws {
+    private static func waitUntilReady(base: String, http: HTTPClient, process: ChildProcess) async throws {
         for _ in 0..<300 {
             guard process.isRunning else { throw BrowserSetupError.driverExited(process.terminationStatus) }
             if let value = try? await WebDriverClient.command(base: base, http: http, .GET, "/status", nil) as? [String: Any],

@@ -57,7 +57,7 @@ struct WopiProcess {
 
     /// Runs `wopi` with `arguments`, optional `stdin` text, and a timeout; captures both streams.
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil, timeout: Double = 30) throws -> Result {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try executableURL()
         process.arguments = arguments
         if let environment { process.environment = environment }
@@ -77,7 +77,7 @@ struct WopiProcess {
                 group.leave()
             }
         }
-        try ProcessLaunch.run(process)
+        try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try? input.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(timeout)

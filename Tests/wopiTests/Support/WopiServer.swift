@@ -25,7 +25,7 @@ final class WopiServer: @unchecked Sendable {
     }
 
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
     private let logURL: URL
 
     /// Starts `wopi serve --host 127.0.0.1 --port <free port> --data <data>` plus `extraArguments`, and waits until it accepts TCP connections.
@@ -53,13 +53,13 @@ final class WopiServer: @unchecked Sendable {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: logURL.path])
         }
         let log = try FileHandle(forWritingTo: logURL)
-        process = Process()
+        process = ChildProcess()
         process.executableURL = try WopiProcess.executableURL()
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port), "--data", data.path] + extraArguments
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
+        try process.run()
     }
 
     // Servers started with arguments of the test's choosing, and signals without waiting.
@@ -75,14 +75,14 @@ final class WopiServer: @unchecked Sendable {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: logURL.path])
         }
         let log = try FileHandle(forWritingTo: logURL)
-        process = Process()
+        process = ChildProcess()
         process.executableURL = try WopiProcess.executableURL()
         process.arguments = ["serve"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
+        try process.run()
     }
 
     /// Waits until something accepts connections on `port` (a launched server's port).
