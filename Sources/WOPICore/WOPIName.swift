@@ -4,11 +4,13 @@
 /// Office for iOS fails to load a file when one of these properties contains any of
 /// ``refusedCharacters`` (WOPI native docs, issues/invalidcharacters.rst). On top of that list a
 /// `WOPIName` also refuses what no host should store as a name: the empty or blank name, control
-/// characters and line separators, the path components `.` and `..`, and names longer than
-/// ``maximumUTF8Length`` bytes.
+/// characters and line separators, the bidirectional controls (``bidirectionalControls``, which
+/// can make `invoice\u{202E}xcod.exe` show as `invoiceexe.docx`), the path components `.` and `..`,
+/// and names longer than ``maximumUTF8Length`` bytes. A file name must also have something before
+/// its extension (``init(fileName:)``): `.docx` is refused.
 ///
-/// Validate untrusted names with ``init(_:)``; turn an arbitrary imported name into a usable one
-/// with ``sanitized(_:)``.
+/// Validate untrusted names with ``init(_:)`` or ``init(fileName:)``; turn an arbitrary imported
+/// name into a usable one with ``sanitized(_:)`` or ``sanitized(fileName:)``.
 public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Why a string is not a valid ``WOPIName``.
     public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -20,6 +22,11 @@ public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible 
         /// The name contains a control character or a line/paragraph separator.
         /// The offset counts Unicode scalars from the start.
         case controlCharacter(Unicode.Scalar, offset: Int)
+        /// The name contains a bidirectional control (``WOPIName/bidirectionalControls``), which
+        /// reorders how the rest of the name is shown. The offset counts Unicode scalars from the start.
+        case bidirectionalControl(Unicode.Scalar, offset: Int)
+        /// A file name that is only an extension, such as `.docx`: nothing but whitespace before its last dot.
+        case onlyExtension(String)
         /// The name is `.` or `..`, which mean "this folder" and "the parent folder" everywhere.
         case reservedName(String)
         /// The name is longer than ``WOPIName/maximumUTF8Length`` bytes of UTF-8.
@@ -33,8 +40,11 @@ public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible 
             case let .refusedCharacter(character, offset):
                 return "invalid name: character '\(character)' at offset \(offset) is refused by Office for iOS"
             case let .controlCharacter(scalar, offset):
-                let code = "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
-                return "invalid name: control character \(code) at offset \(offset)"
+                return "invalid name: control character \(WOPIName.code(scalar)) at offset \(offset)"
+            case let .bidirectionalControl(scalar, offset):
+                return "invalid name: bidirectional control \(WOPIName.code(scalar)) at offset \(offset)"
+            case let .onlyExtension(name):
+                return "invalid name: '\(name)' is only an extension; a name is needed before it"
             case let .reservedName(name):
                 return "invalid name: '\(name)' is reserved"
             case let .tooLong(length):
@@ -48,6 +58,12 @@ public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible 
     public static let refusedCharacters: Set<Character> = [
         "\\", "/", ":", "*", "?", "\"", "<", ">", "|", "#", "{", "}", "^", "[", "]", "`", "%",
     ]
+
+    /// The bidirectional controls refused in names: the embeddings and overrides U+202A–U+202E
+    /// and the isolates U+2066–U+2069 (Unicode Standard Annex #9 §2). Shown nowhere themselves,
+    /// they reverse or reorder the text around them, so a name could pass for another.
+    public static let bidirectionalControls: Set<Unicode.Scalar> = Set((0x202A...0x202E).compactMap(Unicode.Scalar.init)
+        + (0x2066...0x2069).compactMap(Unicode.Scalar.init))
 
     /// The longest name accepted, in bytes of UTF-8.
     ///
@@ -74,6 +90,25 @@ public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible 
         rawValue = name
     }
 
+    /// Validates a file name: a valid name (``init(_:)``) with something besides whitespace before
+    /// its extension, so `.docx` and ` .docx` are refused.
+    ///
+    /// - Throws: ``ValidationError``, as ``init(_:)`` does, or ``ValidationError/onlyExtension(_:)``.
+    public init(fileName name: String) throws(ValidationError) {
+        if let error = Self.firstProblem(in: name) ?? Self.extensionOnlyProblem(in: name) { throw error }
+        rawValue = name
+    }
+
+    /// Why `name` cannot be a file name, or `nil` when it can: the rule of ``init(fileName:)`` as a value.
+    public static func problem(withFileName name: String) -> ValidationError? {
+        firstProblem(in: name) ?? extensionOnlyProblem(in: name)
+    }
+
+    /// Why `name` cannot be a name (of a folder, user or file), or `nil` when it can: the rule of ``init(_:)`` as a value.
+    public static func problem(withName name: String) -> ValidationError? {
+        firstProblem(in: name)
+    }
+
     /// Validates a name, returning `nil` when it is not valid (see ``init(_:)`` for the reason).
     public init?(rawValue: String) {
         guard Self.firstProblem(in: rawValue) == nil else { return nil }
@@ -82,14 +117,15 @@ public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// Turns any string into a valid name, for importing files whose names came from elsewhere.
     ///
-    /// Refused characters and control characters become ``replacementCharacter``; surrounding
+    /// Refused characters, control characters and bidirectional controls become ``replacementCharacter``; surrounding
     /// whitespace is trimmed; `.` and `..` become dashes; a blank result becomes ``fallbackName``;
     /// an over-long name is shortened at a character boundary, keeping its extension when the
     /// extension is short enough to keep.
     public static func sanitized(_ name: String) -> WOPIName {
         var cleaned = ""
         for character in name {
-            if refusedCharacters.contains(character) || character.unicodeScalars.contains(where: isControl) {
+            if refusedCharacters.contains(character)
+                || character.unicodeScalars.contains(where: { isControl($0) || bidirectionalControls.contains($0) }) {
                 cleaned.append(replacementCharacter)
             } else {
                 cleaned.append(character)
@@ -106,6 +142,14 @@ public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible 
         }
         // The steps above remove every problem `firstProblem` looks for; fall back defensively anyway.
         return WOPIName(rawValue: cleaned) ?? WOPIName(unchecked: fallbackName)
+    }
+
+    /// Turns any string into a valid file name (``init(fileName:)``): ``sanitized(_:)``, and a name
+    /// that is only an extension gets ``fallbackName`` before it (`.docx` becomes `Untitled.docx`).
+    public static func sanitized(fileName name: String) -> WOPIName {
+        let cleaned = sanitized(name)
+        guard extensionOnlyProblem(in: cleaned.rawValue) != nil else { return cleaned }
+        return sanitized(fallbackName + cleaned.rawValue.trimmingWhitespace())
     }
 
     /// The extension after the last dot, lowercased and without the dot (`"docx"` for
@@ -140,8 +184,9 @@ public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible 
     private static func firstProblem(in name: String) -> ValidationError? {
         if name.trimmingWhitespace().isEmpty { return .empty }
         if name == "." || name == ".." { return .reservedName(name) }
-        for (offset, scalar) in name.unicodeScalars.enumerated() where isControl(scalar) {
-            return .controlCharacter(scalar, offset: offset)
+        for (offset, scalar) in name.unicodeScalars.enumerated() {
+            if isControl(scalar) { return .controlCharacter(scalar, offset: offset) }
+            if bidirectionalControls.contains(scalar) { return .bidirectionalControl(scalar, offset: offset) }
         }
         for (offset, character) in name.enumerated() where refusedCharacters.contains(character) {
             return .refusedCharacter(character, offset: offset)
@@ -149,6 +194,18 @@ public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible 
         let length = name.utf8.count
         if length > maximumUTF8Length { return .tooLong(utf8Length: length) }
         return nil
+    }
+
+    /// `.onlyExtension` when nothing but whitespace stands before the last dot of `name`, trimmed.
+    private static func extensionOnlyProblem(in name: String) -> ValidationError? {
+        let trimmed = name.trimmingWhitespace()
+        guard let dot = trimmed.lastIndex(of: "."), trimmed[..<dot].allSatisfy(\.isWhitespace) else { return nil }
+        return .onlyExtension(trimmed)
+    }
+
+    /// `U+202E`: a scalar's code point as the Unicode Standard writes it.
+    static func code(_ scalar: Unicode.Scalar) -> String {
+        "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
     }
 
     /// Control characters (general category Cc) and the line and paragraph separators, none of

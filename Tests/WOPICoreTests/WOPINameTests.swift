@@ -42,9 +42,49 @@ struct WOPINameTests {
         ("x\u{85}", .controlCharacter("\u{85}", offset: 1)),
         ("para\u{2029}", .controlCharacter("\u{2029}", offset: 4)),
         ("tab\tinside", .controlCharacter("\t", offset: 3)),
+        ("invoice\u{202E}xcod.exe", .bidirectionalControl("\u{202E}", offset: 7)),
+        ("\u{202A}a", .bidirectionalControl("\u{202A}", offset: 0)),
+        ("a\u{2066}b\u{2069}", .bidirectionalControl("\u{2066}", offset: 1)),
+        ("x\u{2069}", .bidirectionalControl("\u{2069}", offset: 1)),
     ])
     func refused(name: String, error: WOPIName.ValidationError) {
         #expect(throws: error) { try WOPIName(name) }
+    }
+
+    @Test("every bidirectional embedding, override and isolate is refused; other format characters are not")
+    func bidirectionalControls() throws {
+        let refused = Array(0x202A...0x202E) + Array(0x2066...0x2069)
+        #expect(WOPIName.bidirectionalControls.map(\.value).sorted() == refused.map(UInt32.init))
+        for value in refused {
+            let scalar = try #require(Unicode.Scalar(value))
+            #expect(throws: WOPIName.ValidationError.bidirectionalControl(scalar, offset: 3)) { try WOPIName("abc\(Character(scalar)).docx") }
+        }
+        // Joiners and the Arabic and Hebrew names they appear in stay valid.
+        _ = try WOPIName("क्\u{200D}ष.docx")
+        _ = try WOPIName("تقرير.docx")
+        #expect(WOPIName.sanitized("evil\u{202E}xcod.exe").rawValue == "evil-xcod.exe")
+    }
+
+    @Test("a file name that is only an extension is refused; a folder name starting with a dot is not", arguments: [
+        (".docx", ".docx"), (" .docx", ".docx"), ("  .xlsx ", ".xlsx"), ("   .", "."),
+    ])
+    func onlyExtension(name: String, trimmed: String) throws {
+        #expect(throws: WOPIName.ValidationError.onlyExtension(trimmed)) { try WOPIName(fileName: name) }
+        #expect(WOPIName.problem(withFileName: name) == .onlyExtension(trimmed))
+        _ = try WOPIName(".config")
+        _ = try WOPIName(fileName: "a.docx")
+        _ = try WOPIName(fileName: "README")
+        #expect(throws: WOPIName.ValidationError.reservedName("..")) { try WOPIName(fileName: "..") }
+        #expect(throws: WOPIName.ValidationError.refusedCharacter("<", offset: 0)) { try WOPIName(fileName: "<.docx") }
+    }
+
+    @Test("sanitizing a file name puts a name before a lone extension")
+    func sanitizedFileName() {
+        #expect(WOPIName.sanitized(fileName: ".docx").rawValue == "Untitled.docx")
+        #expect(WOPIName.sanitized(fileName: "  .docx ").rawValue == "Untitled.docx")
+        #expect(WOPIName.sanitized(fileName: "Plan.docx").rawValue == "Plan.docx")
+        #expect(WOPIName.sanitized(fileName: "#.docx").rawValue == "-.docx")
+        #expect(WOPIName.problem(withFileName: WOPIName.sanitized(fileName: "\u{202E}.docx").rawValue) == nil)
     }
 
     @Test("names are limited to 255 bytes of UTF-8, counted in bytes not characters")
@@ -130,5 +170,9 @@ struct WOPINameTests {
         #expect(WOPIName.ValidationError.controlCharacter("\u{0}", offset: 1).description
             == "invalid name: control character U+0000 at offset 1")
         #expect(WOPIName.ValidationError.tooLong(utf8Length: 300).description.contains("255"))
+        #expect(WOPIName.ValidationError.bidirectionalControl("\u{202E}", offset: 7).description
+            == "invalid name: bidirectional control U+202E at offset 7")
+        #expect(WOPIName.ValidationError.onlyExtension(".docx").description
+            == "invalid name: '.docx' is only an extension; a name is needed before it")
     }
 }

@@ -159,7 +159,7 @@ struct WebFrontHTTPTests {
             let tooLarge = try await visitor.send(.POST, path, contentType: type,
                                                   body: multipart([("Small.docx", Data("s".utf8)), ("Huge.docx", Data(repeating: 2, count: 5000))]))
             #expect(tooLarge.status == 413)
-            #expect(tooLarge.html.contains("Huge.docx is larger than the limit of 4 KB."))
+            #expect(tooLarge.html.contains("Huge.docx is larger than the limit of 4 KiB."))
             #expect(try await host.folder.store.children(of: user.rootContainerID).files.count == 2)
 
             let late = try await visitor.send(.POST, path, contentType: type, body: multipart([("Late.docx", Data("x".utf8))], csrfFirst: false))

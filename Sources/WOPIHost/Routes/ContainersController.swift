@@ -91,8 +91,8 @@ struct ContainersController<Context: RequestContext>: Sendable {
             let name = try NameRules.decodeHeader(header)
             if let problem = NameRules.problem(with: name) {
                 var headers = HTTPFields()
-                headers[.wopiInvalidContainerNameError] = problem
-                throw WOPIError(.badRequest, problem, headers: headers)
+                headers[.wopiInvalidContainerNameError] = problem.description
+                throw WOPIError(.badRequest, problem.description, headers: headers)
             }
             let renamed = try await mapStoreErrors { try await backend.store.renameContainer(container.id, to: name) }
             return try WOPIJSON.response(["Name": renamed.name])
@@ -111,8 +111,8 @@ struct ContainersController<Context: RequestContext>: Sendable {
         case .exact(let exact):
             if let problem = NameRules.problem(with: exact) {
                 var headers = HTTPFields()
-                headers[.wopiInvalidContainerNameError] = problem
-                throw WOPIError(.badRequest, problem, headers: headers)
+                headers[.wopiInvalidContainerNameError] = problem.description
+                throw WOPIError(.badRequest, problem.description, headers: headers)
             }
             name = exact
         }

@@ -257,14 +257,16 @@ struct FilesController<Context: RequestContext>: Sendable {
                   stemForExtension: String) async throws -> (name: String, overwrite: Bool) {
         switch target {
         case .suggested(var proposed):
+            proposed = proposed.trimmingCharacters(in: .whitespaces)
             if proposed.hasPrefix(".") { proposed = stemForExtension + proposed }
-            return (try await backend.unusedFileName(like: NameRules.sanitized(proposed), in: containerID), false)
+            return (try await backend.unusedFileName(like: NameRules.sanitizedFileName(proposed), in: containerID), false)
         case .exact(let name):
             if let problem = NameRules.fileNameProblem(name) {
                 var headers = HTTPFields()
-                headers[.wopiInvalidFileNameError] = problem
-                headers[.wopiValidRelativeTarget] = UTF7.encode(try await backend.unusedFileName(like: NameRules.sanitized(name), in: containerID))
-                throw WOPIError(.badRequest, problem, headers: headers)
+                headers[.wopiInvalidFileNameError] = problem.description
+                headers[.wopiValidRelativeTarget] = UTF7.encode(try await backend.unusedFileName(like: NameRules.sanitizedFileName(name),
+                                                                                                 in: containerID))
+                throw WOPIError(.badRequest, problem.description, headers: headers)
             }
             let overwrite = try request.headers.single(.wopiOverwriteRelativeTarget)?.lowercased() == "true"
             if let existing = try await backend.store.file(named: name, in: containerID) {
@@ -312,8 +314,8 @@ struct FilesController<Context: RequestContext>: Sendable {
         let ext = WOPIBackend.split(file.name).ext
         if let problem = NameRules.problem(withStem: stem, ext: ext) {
             var headers = HTTPFields()
-            headers[.wopiInvalidFileNameError] = problem
-            throw WOPIError(.badRequest, problem, headers: headers)
+            headers[.wopiInvalidFileNameError] = problem.description
+            throw WOPIError(.badRequest, problem.description, headers: headers)
         }
         // RenameFile.rst: when the name is taken, the host should pick a similar free one.
         var target = stem + ext

@@ -72,7 +72,7 @@ public struct HostStorage: Sendable {
     }
 
     /// Stores a file from disk in a user's container, streaming it. Characters Office refuses in
-    /// names are replaced (`WOPIName.sanitized`), so every stored name is safe to show Office.
+    /// names are replaced (`WOPIName.sanitized(fileName:)`), so every stored name is safe to show Office.
     public func importFile(at path: URL, as name: String, into containerID: ResourceID, maximumSize: Int64) async throws -> FileRecord {
         let handle = try FileHandle(forReadingFrom: path)
         defer { try? handle.close() }
@@ -87,7 +87,7 @@ public struct HostStorage: Sendable {
     /// Records a stored body as a new file; when that fails the body is removed again.
     private func record(_ blob: StoredBlob, as name: String, into containerID: ResourceID) async throws -> FileRecord {
         do {
-            return try await store.createFile(named: WOPIName.sanitized(name).rawValue, in: containerID, blob: blob, replacing: false, now: Date()).file
+            return try await store.createFile(named: WOPIName.sanitized(fileName: name).rawValue, in: containerID, blob: blob, replacing: false, now: Date()).file
         } catch {
             try? await blobs.delete(blob.key)
             throw error

@@ -17,7 +17,7 @@ struct FolderPage: Sendable {
     var folderPath: String
     var csrf: String
     var maximumFileSize: Int64
-    /// The size limit for people ("512 MB") and the sentence that states it.
+    /// The size limit for people, as configured ("512 MiB"), and the sentence that states it.
     var limit: String
     var sizeLimit: String
     var iconPath: String
@@ -107,7 +107,7 @@ struct FolderPage: Sendable {
         self.folderPath = "\(basePath)/folders/\(folder?.id.rawValue ?? "")"
         self.csrf = csrf
         self.maximumFileSize = maximumFileSize
-        self.limit = Self.size(maximumFileSize)
+        self.limit = ByteSizeText.exact(maximumFileSize)
         self.sizeLimit = PageText.fill(strings.sizeLimit, limit)
         self.iconPath = basePath + "/assets/icon.svg"
         self.rows = folders.map { child in

@@ -45,7 +45,7 @@ extension WebFrontController {
         guard let parent = try await owned({ try await backend.container(post.id, for: post.user) }) else { return try notFound(post) }
         let name = (post.fields["name"] ?? "").trimmingCharacters(in: .whitespaces)
         if let problem = NameRules.problem(with: name) {
-            return try await folderPage(parent.id, post, error: PageText.fill(strings.badName, problem), status: .badRequest)
+            return try await folderPage(parent.id, post, error: PageText.fill(strings.badName, post.language.nameProblem(problem)), status: .badRequest)
         }
         do {
             _ = try await backend.store.createContainer(named: name, in: parent.id)
@@ -67,7 +67,7 @@ extension WebFrontController {
         if isFolder {
             guard let folder = try await owned({ try await backend.container(post.id, for: post.user) }), let parentID = folder.parentID else { return try notFound(post) }
             if let problem = NameRules.problem(with: name) {
-                return try await folderPage(parentID, post, error: PageText.fill(strings.badName, problem), status: .badRequest)
+                return try await folderPage(parentID, post, error: PageText.fill(strings.badName, post.language.nameProblem(problem)), status: .badRequest)
             }
             do { _ = try await backend.store.renameContainer(folder.id, to: name) } catch WOPIStoreError.nameTaken {
                 return try await folderPage(parentID, post, error: PageText.fill(strings.nameTaken, name), status: .conflict)
@@ -76,7 +76,7 @@ extension WebFrontController {
         }
         guard let file = try await owned({ try await backend.file(post.id, for: post.user) }) else { return try notFound(post) }
         if let problem = NameRules.fileNameProblem(name) {
-            return try await folderPage(file.containerID, post, error: PageText.fill(strings.badName, problem), status: .badRequest)
+            return try await folderPage(file.containerID, post, error: PageText.fill(strings.badName, post.language.nameProblem(problem)), status: .badRequest)
         }
         if name != file.name, let other = try await backend.store.file(named: name, in: file.containerID), other.id != file.id {
             return try await folderPage(file.containerID, post, error: PageText.fill(strings.nameTaken, name), status: .conflict)

@@ -27,7 +27,7 @@ extension WebFrontController {
         do {
             while let part = try await reader.nextPart() {
                 guard part.name == "files", let filename = part.filename, !filename.isEmpty else { continue }
-                let name = NameRules.sanitized(String(filename.split(separator: "/").last ?? Substring(filename)))
+                let name = NameRules.sanitizedFileName(String(filename.split(separator: "/").last ?? Substring(filename)))
                 let blob: StoredBlob
                 do {
                     blob = try await backend.blobs.write(reader.partBody, maximumSize: backend.configuration.maximumFileSize)
@@ -35,7 +35,7 @@ extension WebFrontController {
                     // Read the rest, so the browser receives the answer instead of a reset connection.
                     while try await reader.nextPart() != nil {}
                     await remove(created)
-                    let limit = FolderPage.size(backend.configuration.maximumFileSize)
+                    let limit = ByteSizeText.exact(backend.configuration.maximumFileSize)
                     return try await folderPage(folder.id, session: session, user: user, language: language,
                                                 error: PageText.fill(strings.tooLarge, filename, limit),
                                                 status: .contentTooLarge)

@@ -34,7 +34,7 @@ struct FilesCommand: AsyncParsableCommand {
                 throw CLIError.InvalidInput("no such file: \(path)")
             }
             let storedName = name ?? fileURL.lastPathComponent
-            do { _ = try WOPIName(storedName) } catch {
+            do { _ = try WOPIName(fileName: storedName) } catch {
                 throw CLIError.InvalidInput("file name '\(storedName)' is not allowed: \(error); pass --name")
             }
             try await dataOptions.withStorage { storage in

@@ -146,7 +146,7 @@ struct WebFrontBrowserTests {
 
     @Test("a file above the size limit is refused with a message, by the page and by the server")
     func sizeLimit() async throws {
-        try await BrowserHost.run(maximumFileSize: 1000) { host in
+        try await BrowserHost.run(maximumFileSize: 1024) { host in
             try await HeadlessChromium.run { driver in
                 let pages = PageChecks(driver: driver)
                 let browser = Browser(driver: driver)
@@ -162,7 +162,7 @@ struct WebFrontBrowserTests {
                 try await driver.type(big.path, into: try await driver.element("#files"))
                 try await driver.click(try await driver.element("#upload-button"))
                 try await browser.waitFor("the refusal") { !(try await driver.text(try await driver.element("#upload-status"))).isEmpty }
-                #expect(try await driver.text(try await driver.element("#upload-status")) == "\(big.lastPathComponent) is larger than the limit of 1 KB.")
+                #expect(try await driver.text(try await driver.element("#upload-status")) == "\(big.lastPathComponent) is larger than the limit of 1 KiB.")
                 try await pages.check("12-too-large")
 
                 // With the page's check out of the way, the server refuses it (413) and the page shows its message.
@@ -171,7 +171,7 @@ struct WebFrontBrowserTests {
                 try await browser.waitFor("the server's refusal") {
                     (try await driver.text(try await driver.element("#upload-status"))).contains("larger than the limit")
                 }
-                #expect(try await driver.text(try await driver.element("#upload-status")) == "\(big.lastPathComponent) is larger than the limit of 1 KB.")
+                #expect(try await driver.text(try await driver.element("#upload-status")) == "\(big.lastPathComponent) is larger than the limit of 1 KiB.")
                 #expect(try await browser.names() == ["Report.docx"])
                 #expect(try await host.folder.store.children(of: host.user.rootContainerID).files.map(\.name) == ["Report.docx"])
             }
