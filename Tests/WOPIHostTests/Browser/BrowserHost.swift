@@ -14,6 +14,8 @@ struct BrowserHost: Sendable {
     static let officeClientID = "office-test"
 
     let folder: HostStorage
+    /// The data folder (`wopi.sqlite`, `blobs/`).
+    let data: URL
     let backend: WOPIBackend
     let port: Int
     let user: UserRecord
@@ -49,7 +51,7 @@ struct BrowserHost: Sendable {
         }
         // Wait until the server listens (or has failed), so the browser's first request finds it.
         for await _ in running {}
-        let host = BrowserHost(folder: folder, backend: backend, port: port, user: user, report: report)
+        let host = BrowserHost(folder: folder, data: URL(fileURLWithPath: path, isDirectory: true), backend: backend, port: port, user: user, report: report)
         let result: Result<T, any Error>
         do { result = .success(try await body(host)) } catch { result = .failure(error) }
         server.cancel()
