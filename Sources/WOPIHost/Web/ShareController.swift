@@ -124,12 +124,12 @@ struct ShareController<Context: RequestContext>: Sendable {
             } + children.files.map { file in
                 .init(name: file.name, isFolder: false,
                       url: backend.shareLink(user: link.maker.id, item: file.id, isContainer: false, notAfter: link.claims.expiresAt),
-                      size: FolderPage.size(file.size))
+                      size: language.size(file.size))
             }
         } else {
             guard let file = try await backend.store.file(id: link.itemID) else { throw InvalidLink() }
             page.name = file.name
-            page.file = .init(size: FolderPage.size(file.size), modifiedISO: file.modifiedAt.formatted(.iso8601),
+            page.file = .init(size: language.size(file.size), modifiedISO: file.modifiedAt.formatted(.iso8601),
                               modified: language.dateTime(file.modifiedAt), download: token + "/content")
         }
         let title = "\(page.name) · \(link.isContainer ? strings.sharedFolder : strings.sharedFile)"

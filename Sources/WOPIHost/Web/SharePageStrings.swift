@@ -63,6 +63,11 @@ extension PageLanguage {
     /// The locale dates are written in on the pages: the language's own conventions.
     var locale: Locale { Locale(identifier: rawValue) }
 
+    /// A file's size as people of this language write it: "16 bytes", "16 Byte", "16字节", "3 KB".
+    func size(_ bytes: Int64) -> String {
+        bytes.formatted(.byteCount(style: .file).locale(locale))
+    }
+
     /// `date` as people of this language write a date and time, in UTC and saying so:
     /// "Nov 25, 2026, 7:05 PM UTC", "25.11.2026, 19:05 UTC", "2026年11月25日 19:05 UTC".
     func dateTime(_ date: Date) -> String {
