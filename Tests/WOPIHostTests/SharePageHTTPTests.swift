@@ -117,4 +117,19 @@ struct SharePageHTTPTests {
             #expect(download.header("Content-Disposition") == "attachment; filename*=UTF-8''Report%2Edocx")
         }
     }
+
+    @Test("the web front's share-link page gives the expiry as the page's language writes a date")
+    func shareLinkExpiry() async throws {
+        try await WebFrontHTTPTests.withUser { host, user in
+            let file = try await host.addFile("Plan.docx", Data("p".utf8), owner: user)
+            var visitor = WebFrontHTTPTests.Visitor(host: host)
+            _ = try await visitor.signIn()
+            let csrf = try #require(WebFrontHTTPTests.Visitor.csrf(in: try await visitor.send(.GET, "/?lang=de")))
+            let page = try await visitor.send(.POST, "/files/\(file.id.rawValue)/share", form: [("csrf", csrf)])
+            #expect(page.status == 200)
+            let expiry = host.clock.now().addingTimeInterval(host.backend.configuration.shareLinkLifetime)
+            #expect(page.html.contains("Alle mit diesem Link können Plan.docx bis \(PageLanguage.german.dateTime(expiry)) ansehen (nur lesen)."),
+                    "\(page.html)")
+        }
+    }
 }

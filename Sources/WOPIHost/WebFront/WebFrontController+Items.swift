@@ -135,7 +135,7 @@ extension WebFrontController {
         let expiry = backend.configuration.now().addingTimeInterval(backend.configuration.shareLinkLifetime)
         let link = backend.shareLink(user: post.user.id, item: post.id, isContainer: isFolder)
         backend.audit(.shareLinkCreated, file: post.id, user: post.user.name, details: ["kind": isFolder ? "container" : "file", "via": "web"])
-        let page = ShareLinkPage(strings: strings, explanation: PageText.fill(strings.shareExplanation, name, FolderPage.time(expiry)),
+        let page = ShareLinkPage(strings: strings, explanation: PageText.fill(strings.shareExplanation, name, post.language.dateTime(expiry)),
                                  link: link,
                                  backHref: "\(basePath)/folders/\(parentID.rawValue)")
         return try layout(post.language, session: post.session, user: post.user, pagePath: "\(basePath)/folders/\(parentID.rawValue)")
