@@ -75,6 +75,11 @@ struct SpoofedNameTests {
                 expectStatus(rename, 400, "RenameFile \(stem.debugDescription)")
                 #expect(rename.header("X-WOPI-InvalidFileNameError") != nil)
             }
+            for name in [".docx", "Plan\u{202B}.docx"] {
+                let child = try await host.createChildFile(user.rootContainerID.rawValue, token: rootToken, relative: UTF7.encode(name))
+                expectStatus(child, 400, "CreateChildFile \(name.debugDescription)")
+                #expect(child.header("X-WOPI-InvalidFileNameError") != nil)
+            }
             let folder = try await host.createChildContainer(user.rootContainerID.rawValue, token: rootToken, relative: UTF7.encode("Q\u{202E}4"))
             expectStatus(folder, 400)
             #expect(folder.header("X-WOPI-InvalidContainerNameError") == "invalid name: bidirectional control U+202E at offset 1")
