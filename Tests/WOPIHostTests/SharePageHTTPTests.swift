@@ -35,6 +35,7 @@ struct SharePageHTTPTests {
             #expect(html.contains("<title>Report.docx · Geteilte Datei · WOPIKit</title>"))
             #expect(html.contains("Geteilt von Alice Example · nur lesen"))
             #expect(html.contains(">Herunterladen</a>"))
+            #expect(html.contains(#"<span class="size">17 Byte</span>"#), "the size in German too")
             let date = PageLanguage.german.dateTime(file.modifiedAt)
             #expect(html.contains(#"<time class="nowrap" datetime="\#(file.modifiedAt.formatted(.iso8601))">\#(date)</time>"#))
             // German writes the day first, with a dot, and its own month names: not the ISO form the page used to show.

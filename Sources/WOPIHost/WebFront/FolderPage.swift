@@ -114,7 +114,7 @@ struct FolderPage: Sendable {
             Row(name: child.name, isFolder: true, itemPath: "\(basePath)/folders/\(child.id.rawValue)", renameField: "rename-\(child.id.rawValue)")
         } + files.map { file in
             Row(name: file.name, isFolder: false, itemPath: "\(basePath)/files/\(file.id.rawValue)", renameField: "rename-\(file.id.rawValue)",
-                size: Self.size(file.size), modifiedISO: file.modifiedAt.formatted(.iso8601), modified: Self.time(file.modifiedAt),
+                size: language.size(file.size), modifiedISO: file.modifiedAt.formatted(.iso8601), modified: Self.time(file.modifiedAt),
                 office: officeLinks[file.id].map { OfficeLinks($0, strings) })
         }
         self.shared = shared.map { entry in
@@ -123,11 +123,6 @@ struct FolderPage: Sendable {
                       canEdit: entry.role >= .editor, office: entry.officeLinks.map { OfficeLinks($0, strings) })
         }
         self.hasShared = !shared.isEmpty
-    }
-
-    /// A size for people: "12 KB".
-    static func size(_ bytes: Int64) -> String {
-        ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
     }
 
     /// A time for people, in UTC and unambiguous in every language: "2026-11-23 19:05 UTC".
