@@ -67,6 +67,13 @@ struct AccessibilityBrowserTests {
             try await tour.driver.click(try await tour.driver.element("li[data-name='Report.docx'] button.rename"))
             try await tour.wait(for: "#error")
         },
+        Page("form-expired", signedIn: true) { tour in
+            try await tour.open("/", showing: "#listing")
+            _ = try await tour.driver.execute("document.querySelectorAll('input[name=csrf]').forEach(function (f) { f.value = 'stale'; });")
+            try await tour.driver.click(try await tour.driver.element("li[data-name='Report.docx'] summary"))
+            try await tour.driver.click(try await tour.driver.element("li[data-name='Report.docx'] button.rename"))
+            try await tour.wait(for: "#error")
+        },
         Page("share-link", signedIn: true) { tour in
             try await tour.open("/", showing: "#listing")
             try await tour.driver.click(try await tour.driver.element("li[data-name='Report.docx'] summary"))
