@@ -4,7 +4,7 @@ import Foundation
 /// WebDriver client: the script is injected with `execute/sync` (WebDriver's scripts are not
 /// subject to the page's content security policy) and `axe.run` reports the violations.
 ///
-/// The script comes from PyPI's `axe-selenium-python`, which `.ci/run` installs into
+/// The script comes from PyPI's `axe-playwright-python`, which `.ci/run` installs into
 /// `.build/venv-axe` and names in `WOPI_AXE_JS`. Without it the tests fail with the install
 /// command, never skip.
 enum AxeCore {
@@ -41,12 +41,12 @@ enum AxeCore {
             .deletingLastPathComponent().deletingLastPathComponent()
         let lib = root.appendingPathComponent(".build/venv-axe/lib")
         for python in (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? [] {
-            let candidate = lib.appendingPathComponent("\(python)/site-packages/axe_selenium_python/node_modules/axe-core/axe.min.js")
+            let candidate = lib.appendingPathComponent("\(python)/site-packages/axe_playwright_python/axe.min.js")
             if FileManager.default.isReadableFile(atPath: candidate.path) { return candidate }
         }
         throw Missing(description: """
-            axe-core is not installed: the accessibility tests run PyPI's axe-selenium-python's axe.min.js in the browser. \
-            Install it with `python3 -m venv .build/venv-axe && .build/venv-axe/bin/pip install --no-deps axe-selenium-python` \
+            axe-core is not installed: the accessibility tests run PyPI's axe-playwright-python's axe.min.js in the browser. \
+            Install it with `python3 -m venv .build/venv-axe && .build/venv-axe/bin/pip install --no-deps axe-playwright-python` \
             (.ci/run does this), or set WOPI_AXE_JS to an axe.min.js
             """)
     }
