@@ -41,8 +41,8 @@ struct SharingHTTPTests {
 
     /// A web-front session for `user` and the `Cookie` header a signed-in browser sends with it.
     func signedIn(_ user: UserRecord, _ host: TestHost) async throws -> (WebSession, (String, String)) {
-        let session = WebSession(userID: user.id, now: host.clock.now())
-        return (session, ("Cookie", "\(WebSession.cookieName)=\(session.sealed(with: try await host.backend.webSessionKey()))"))
+        let (session, secret) = try await host.backend.startWebSession(for: user, userAgent: nil)
+        return (session, ("Cookie", "\(WebSession.cookieName)=\(secret)"))
     }
 
     @Test("A viewer reads; every write is refused with the WOPI docs' status and changes nothing")
