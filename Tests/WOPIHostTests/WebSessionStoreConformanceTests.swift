@@ -73,6 +73,24 @@ struct WebSessionStoreConformanceTests {
         }
     }
 
+    @Test("A new password ends the user's sessions in the same step, and only theirs", arguments: StoreKind.allCases)
+    func newPasswordEndsSessions(_ kind: StoreKind) async throws {
+        try await StoreUnderTest.with(kind) { _, storage in
+            let store = try sessions(storage)
+            let alice = try await storage.store.createUser(name: "alice", displayName: "Alice", passwordHash: try PasswordHash(hashing: "old-password", logN: 10))
+            let bob = try await storage.store.createUser(name: "bob", displayName: "Bob", passwordHash: .unusable)
+            for (user, secret) in [(alice, "a1"), (alice, "a2"), (bob, "b1")] {
+                try await store.createWebSession(record(user, secret: secret, createdAt: start), now: start)
+            }
+            #expect(try await storage.store.setPasswordHash(try PasswordHash(hashing: "new-password", logN: 10), for: alice.id) == 2)
+            let changed = try #require(try await storage.store.user(id: alice.id))
+            #expect(changed.passwordHash.verify("new-password") && !changed.passwordHash.verify("old-password"))
+            #expect(try await store.webSessions(of: alice.id, now: start).isEmpty)
+            #expect(try await store.webSessions(of: bob.id, now: start).count == 1)
+            await #expect(throws: WOPIStoreError.notFound) { try await storage.store.setPasswordHash(.unusable, for: .random()) }
+        }
+    }
+
     @Test("A session begun on one host is valid on another, and ending it on either ends it on both", arguments: StoreKind.allCases)
     func sessionsAcrossHosts(_ kind: StoreKind) async throws {
         try await StoreUnderTest.with(kind) { subject, storage in

@@ -20,19 +20,21 @@ struct UsersSessionsCLITests {
             }.first
     }
 
-    /// Signs `alice` in to the web front as a browser would: the form, its CSRF cookie, the post. Returns the session cookie.
-    static func signIn(_ server: WopiServer) throws -> String {
+    /// Signs `alice` in to the web front as a browser would: the form, its CSRF cookie, the post. Returns the session
+    /// cookie, or `nil` when the host refused the password.
+    static func signIn(_ server: WopiServer, password: String = OperationsCLITests.password) throws -> String? {
         let form = try RawHTTPConnection.request(port: server.port, "GET", "/")
         let csrfCookie = try #require(setCookie("wopi_web_csrf", in: form), "\(form)")
         let field = try #require(form.text.range(of: "name=\"csrf\" value=\""))
         let csrf = String(form.text[field.upperBound...].prefix { $0 != "\"" })
         let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
-        let body = Data("csrf=\(escape(csrf))&username=alice&password=\(escape(OperationsCLITests.password))".utf8)
+        let body = Data("csrf=\(escape(csrf))&username=alice&password=\(escape(password))".utf8)
         let signedIn = try RawHTTPConnection.request(port: server.port, "POST", "/signin", [
             "Cookie: wopi_web_csrf=\(csrfCookie)", "Content-Type: application/x-www-form-urlencoded", "User-Agent: \(userAgent)",
         ], body: body)
-        try #require(signedIn.status == 303, "\(signedIn)")
-        return try #require(setCookie("wopi_session", in: signedIn), "\(signedIn)")
+        guard signedIn.status == 303 else { return nil }
+        let session: String = try #require(setCookie("wopi_session", in: signedIn), "\(signedIn)")
+        return session
     }
 
     static func home(_ server: WopiServer, session: String) throws -> String {
@@ -50,8 +52,8 @@ struct UsersSessionsCLITests {
         #expect(none.exitCode == 0, "\(none.stderr)")
         #expect(none.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
 
-        let first = try Self.signIn(server)
-        let second = try Self.signIn(server)
+        let first = try #require(try Self.signIn(server))
+        let second = try #require(try Self.signIn(server))
         #expect(try Self.home(server, session: first).contains("id=\"listing\""))
 
         let listed = try run(["users", "sessions", "alice"], setup)
@@ -97,5 +99,29 @@ struct UsersSessionsCLITests {
         #expect(audit.exitCode == 0, "\(audit.stderr)")
         let events = audit.stdout.split(separator: "\n").compactMap { try? OperationsCLITests.json(String($0)) }
         #expect(events.first?["user"] as? String == "alice" && events.first?["count"] as? String == "2" && events.first?["via"] as? String == "cli")
+    }
+
+    @Test("A new password signs the user out of every browser; the old one no longer signs in", .timeLimit(.minutes(5)))
+    func newPassword() throws {
+        let setup = try OperationsCLITests.makeSetup()
+        defer { setup.remove() }
+        let server = try WopiServer.start(data: setup.data)
+        defer { server.stop() }
+        let session = try #require(try Self.signIn(server))
+
+        let short = try run(["users", "passwd", "alice", "--password", "short"], setup)
+        #expect(short.exitCode == 2 && short.stderr.contains("8 characters"), "\(short.stderr)")
+        let unknown = try run(["users", "passwd", "nobody", "--password", "new-password-99"], setup)
+        #expect(unknown.exitCode == 2 && unknown.stderrLines.count == 1 && unknown.stderr.contains("nobody"), "\(unknown.stderr)")
+        #expect(try Self.home(server, session: session).contains("id=\"listing\""), "bad input changed nothing")
+
+        let changed = try run(["users", "passwd", "alice", "--password", "new-password-99"], setup)
+        #expect(changed.exitCode == 0, "\(changed.stderr)")
+        let result = try OperationsCLITests.json(changed.stdout)
+        #expect(result["user"] as? String == "alice" && result["sessionsEnded"] as? Int == 1)
+        #expect(try Self.home(server, session: session).contains("id=\"signin\""), "the old session ended")
+        #expect(try Self.signIn(server) == nil, "the old password is refused")
+        let again = try #require(try Self.signIn(server, password: "new-password-99"))
+        #expect(try Self.home(server, session: again).contains("id=\"listing\""))
     }
 }

@@ -85,6 +85,8 @@ public struct AuditEvent: Sendable, Hashable {
         case userAdded = "user.added"
         /// `wopi users remove` removed a user with their files (`user`).
         case userRemoved = "user.removed"
+        /// `wopi users passwd` gave a user a new password (`user`; `sessions_ended`, how many web sessions it ended).
+        case passwordChanged = "user.password_changed"
         /// `wopi files add` stored a new file (`name`, `size`, `owner`).
         case fileAdded = "file.added"
         /// `wopi token` issued a WOPI access token (`user`, `expires_at`); the token itself is never recorded.

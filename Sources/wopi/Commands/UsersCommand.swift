@@ -7,9 +7,9 @@ import WOPIHost
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
-        abstract: "Add, list and remove the users who sign in to the host, and see or end their web sessions.",
+        abstract: "Add, list and remove the users who sign in to the host, set their passwords, and see or end their web sessions.",
         discussion: "Works while `wopi serve` runs on the same storage (data folder or --database).",
-        subcommands: [Add.self, List.self, Remove.self, Sessions.self, SignOut.self]
+        subcommands: [Add.self, List.self, Remove.self, Passwd.self, Sessions.self, SignOut.self]
     )
 
     struct Add: AsyncParsableCommand {
@@ -78,6 +78,33 @@ struct UsersCommand: AsyncParsableCommand {
                 for blob in try await storage.store.removeUser(id: user.id) { try? await storage.blobs.delete(blob) }
                 try await storage.audit(AuditEvent(.userRemoved, user: user.name, details: ["via": "cli"]))
                 try printJSON(["removed": user.name])
+            }
+        }
+    }
+
+    struct Passwd: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a user a new password; it signs them out of the web front everywhere.",
+            discussion: "Prints one JSON object: user, sessionsEnded (the web sessions the change ended). The password is stored as a scrypt hash."
+        )
+        @Argument(help: "The sign-in name.") var name: String
+        @Option(help: "The new password (at least 8 characters).") var password: String
+        @OptionGroup var dataOptions: DataOptions
+
+        func validate() throws {
+            guard password.count >= 8 else { throw ValidationError("the password must have at least 8 characters") }
+        }
+
+        func run() async throws {
+            try await dataOptions.withStorage { storage in
+                guard let user = try await storage.store.user(named: name) else { throw CLIError.InvalidInput("no user named '\(name)'") }
+                let ended = try await storage.store.setPasswordHash(try PasswordHash(hashing: password), for: user.id)
+                try await storage.audit(AuditEvent(.passwordChanged, user: user.name, details: ["sessions_ended": String(ended), "via": "cli"]))
+                if ended > 0 {
+                    try await storage.audit(AuditEvent(.sessionsEnded, user: user.name,
+                                                       details: ["count": String(ended), "reason": "password_changed", "via": "cli"]))
+                }
+                try printJSON(["user": user.name, "sessionsEnded": ended])
             }
         }
     }
