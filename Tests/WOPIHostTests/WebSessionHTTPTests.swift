@@ -120,6 +120,34 @@ struct WebSessionHTTPTests {
         }
     }
 
+    @Test("signing out and a refused cross-site sign-in are audited, without the session's secret")
+    func audited() async throws {
+        let auditPath = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-session-audit-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: auditPath) }
+        try await TestHost.run(monitor: HostMonitor(audit: try AuditLog(path: auditPath))) { host in
+            _ = try await host.folder.store.createUser(name: "carol", displayName: "Carol",
+                                                       passwordHash: PasswordHash(hashing: WebFrontHTTPTests.password, logN: 10))
+            let signedIn = try await Self.signedIn(host)
+            var visitor = signedIn.0
+            let secret = try #require(visitor.cookies["wopi_session"])
+            var stranger = Visitor(host: host)
+            let form = try await stranger.send(.GET, "/")
+            let refused = try await stranger.send(.POST, "/signin", form: [("csrf", Visitor.csrf(in: form) ?? ""), ("username", "carol"),
+                                                                           ("password", WebFrontHTTPTests.password)], headers: Self.crossSite)
+            #expect(refused.status == 403)
+            #expect(try await visitor.send(.POST, "/signout", form: [("csrf", signedIn.csrf)]).status == 303)
+
+            let audit = try String(contentsOfFile: auditPath, encoding: .utf8)
+            let events = try audit.split(separator: "\n").map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            }
+            #expect(events.contains { $0["event"] as? String == "signin.failed" && $0["reason"] as? String == "cross_site" }, "\(audit)")
+            #expect(events.contains { $0["event"] as? String == "signout" && $0["user"] as? String == "carol" && $0["via"] as? String == "web" },
+                    "\(audit)")
+            #expect(!audit.contains(secret) && !audit.contains(signedIn.csrf), "no session secret or token in the trail")
+        }
+    }
+
     @Test("web sign-in errors are the web front's own words, in the page's language")
     func signInWords() async throws {
         try await WebFrontHTTPTests.withUser { host, _ in

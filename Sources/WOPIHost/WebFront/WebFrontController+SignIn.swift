@@ -102,16 +102,6 @@ extension WebFrontController {
 
     /// Why ``RequestOriginRules`` refuses `request` for this host's public origin; `nil` when it may go on.
     func originRefusal(_ request: Request) -> RequestOriginRules.Refusal? {
-        let sent = RequestOriginRules.Request(fetchSite: request.headers[Self.fetchSiteField], origin: request.headers[.origin])
-        guard case .refused(let refusal) = RequestOriginRules.evaluate(sent, hostOrigin: hostOrigin) else { return nil }
-        return refusal
+        backend.originRefusal(request)
     }
-
-    /// The public URL's origin (RFC 6454 §6.2), which the host's own pages send as `Origin`.
-    var hostOrigin: String {
-        RequestOriginRules.origin(of: backend.configuration.publicURL) ?? ""
-    }
-
-    /// `Sec-Fetch-Site` (W3C Fetch Metadata Request Headers).
-    static var fetchSiteField: HTTPField.Name { HTTPField.Name("Sec-Fetch-Site")! }
 }
