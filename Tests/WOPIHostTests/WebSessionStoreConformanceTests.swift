@@ -91,6 +91,24 @@ struct WebSessionStoreConformanceTests {
         }
     }
 
+    @Test("The in-memory fallback for other stores finds, lists, expires and ends sessions the same way")
+    func inMemoryFallback() async throws {
+        let store = InMemoryWebSessions()
+        let alice = UserRecord(id: .random(), name: "alice", displayName: "Alice", passwordHash: .unusable, rootContainerID: .random())
+        let bob = UserRecord(id: .random(), name: "bob", displayName: "Bob", passwordHash: .unusable, rootContainerID: .random())
+        let short = record(alice, secret: "short", createdAt: start, lifetime: 60)
+        let long = record(alice, secret: "long", createdAt: start.addingTimeInterval(1))
+        let bobs = record(bob, secret: "bobs", createdAt: start)
+        for session in [short, long, bobs] { try await store.createWebSession(session, now: start) }
+        #expect(try await store.webSessions(of: alice.id, now: start) == [long, short])
+        #expect(try await store.webSession(digest: short.digest, now: start.addingTimeInterval(60)) == nil)
+        try await store.touchWebSession(digest: long.digest, at: start.addingTimeInterval(90))
+        #expect(try await store.webSession(digest: long.digest, now: start.addingTimeInterval(90))?.lastSeenAt == start.addingTimeInterval(90))
+        #expect(try await store.endWebSession(digest: long.digest))
+        #expect(try await store.endWebSessions(of: alice.id) == 1, "the expired one was still kept")
+        #expect(try await store.webSession(digest: bobs.digest, now: start) == bobs)
+    }
+
     @Test("A session begun on one host is valid on another, and ending it on either ends it on both", arguments: StoreKind.allCases)
     func sessionsAcrossHosts(_ kind: StoreKind) async throws {
         try await StoreUnderTest.with(kind) { subject, storage in
