@@ -93,7 +93,7 @@ struct WebSessionStoreConformanceTests {
 
     @Test("The in-memory fallback for other stores finds, lists, expires and ends sessions the same way")
     func inMemoryFallback() async throws {
-        let store = InMemoryWebSessions()
+        let store: any WebSessionStore = InMemoryWebSessions()
         let alice = UserRecord(id: .random(), name: "alice", displayName: "Alice", passwordHash: .unusable, rootContainerID: .random())
         let bob = UserRecord(id: .random(), name: "bob", displayName: "Bob", passwordHash: .unusable, rootContainerID: .random())
         let short = record(alice, secret: "short", createdAt: start, lifetime: 60)
