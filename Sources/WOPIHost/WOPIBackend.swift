@@ -16,6 +16,8 @@ public struct WOPIBackend: Sendable {
     public let tokens: AccessTokenSigner
     /// Host settings.
     public let configuration: WOPIHostConfiguration
+    /// The web front's sessions: the store when it is a ``WebSessionStore``, else this process's memory.
+    let webSessions: any WebSessionStore
     /// `configuration.publicURL` as text, made once: Foundation rebuilds `absoluteString` on every call,
     /// and listings put it in every child's URL.
     let publicURLString: String
@@ -30,6 +32,7 @@ public struct WOPIBackend: Sendable {
         self.blobs = blobs
         self.tokens = AccessTokenSigner(key: .init(data: key))
         self.configuration = configuration
+        self.webSessions = store as? any WebSessionStore ?? InMemoryWebSessions()
         self.publicURLString = configuration.publicURL.absoluteString
     }
 

@@ -41,8 +41,8 @@ struct SharingHTTPTests {
 
     /// A web-front session for `user` and the `Cookie` header a signed-in browser sends with it.
     func signedIn(_ user: UserRecord, _ host: TestHost) async throws -> (WebSession, (String, String)) {
-        let session = WebSession(userID: user.id, now: host.clock.now())
-        return (session, ("Cookie", "\(WebSession.cookieName)=\(session.sealed(with: try await host.backend.webSessionKey()))"))
+        let (session, secret) = try await host.backend.startWebSession(for: user, userAgent: nil)
+        return (session, ("Cookie", "\(WebSession.cookieName)=\(secret)"))
     }
 
     @Test("A viewer reads; every write is refused with the WOPI docs' status and changes nothing")
@@ -247,6 +247,9 @@ struct SharingHTTPTests {
             let form = [cookie, ("Content-Type", "application/x-www-form-urlencoded")]
             expectStatus(try await host.send(.POST, url: readWrite + "/accept", headers: form, body: .bytes(ByteBuffer(string: "csrf=wrong"))), 403)
             #expect(try await host.folder.store.shares(with: bob.id).isEmpty, "a forged form shares nothing")
+            let crossSite = form + [("Sec-Fetch-Site", "cross-site")]
+            expectStatus(try await host.send(.POST, url: readWrite + "/accept", headers: crossSite, body: .bytes(ByteBuffer(string: "csrf=\(session.csrf)"))), 403)
+            #expect(try await host.folder.store.shares(with: bob.id).isEmpty, "another site's form shares nothing, even with the token")
             let accepted = try await host.send(.POST, url: readWrite + "/accept", headers: form, body: .bytes(ByteBuffer(string: "csrf=\(session.csrf)")))
             expectStatus(accepted, 303)
             #expect(try await host.folder.store.shares(with: bob.id).map(\.role) == [.editor])

@@ -19,8 +19,8 @@ struct WebFrontHTTPTests {
         var cookies: [String: String] = [:]
 
         mutating func send(_ method: HTTPMethod, _ path: String, form: [(String, String)]? = nil, contentType: String? = nil,
-                           body: Data? = nil) async throws -> WOPIResponse {
-            var headers = [("Cookie", cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))]
+                           body: Data? = nil, headers extra: [(String, String)] = []) async throws -> WOPIResponse {
+            var headers = [("Cookie", cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))] + extra
             var payload: HTTPClientRequest.Body?
             if let form {
                 headers.append(("Content-Type", "application/x-www-form-urlencoded"))
@@ -98,18 +98,18 @@ struct WebFrontHTTPTests {
         }
     }
 
-    @Test("a forged or expired session cookie is not a session")
+    @Test("a forged, unknown or expired session cookie is not a session")
     func forgedSession() async throws {
         try await Self.withUser { host, user in
-            let key = try await host.backend.webSessionKey()
-            let expired = WebSession(userID: user.id, now: host.clock.now().addingTimeInterval(-WebSession.lifetime - 1)).sealed(with: key)
-            let other = WebSession(userID: user.id, now: host.clock.now()).sealed(with: .init(size: .bits256))
-            for value in [expired, other, "garbage", ""] {
+            let (_, expiring) = try await host.backend.startWebSession(for: user, userAgent: nil)
+            host.clock.advance(by: WebSession.lifetime + 1)
+            let (_, live) = try await host.backend.startWebSession(for: user, userAgent: nil)
+            for value in [expiring, Base64URL.randomToken(), "garbage", ""] {
                 var visitor = Visitor(host: host, cookies: ["wopi_session": value])
                 let page = try await visitor.send(.GET, "/folders/\(user.rootContainerID.rawValue)")
-                #expect(page.status == 303, "cookie \(value.prefix(20))")
+                #expect(page.status == 303, "cookie \(value.prefix(8))")
             }
-            var visitor = Visitor(host: host, cookies: ["wopi_session": WebSession(userID: user.id, now: host.clock.now()).sealed(with: key)])
+            var visitor = Visitor(host: host, cookies: ["wopi_session": live])
             #expect(try await visitor.send(.GET, "/folders/\(user.rootContainerID.rawValue)").status == 200)
         }
     }

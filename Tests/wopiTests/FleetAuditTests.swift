@@ -97,9 +97,11 @@ struct FleetAuditTests {
         return (Int(response.status.code), headers, String(buffer: body))
     }
 
-    /// A web front sign-in with a double-submit CSRF token of the test's own making.
+    /// A web front sign-in as a browser makes it: the form's signed CSRF token, repeated in its cookie.
     static func webSignIn(_ host: WopiServer, username: String, password: String) async throws -> (status: Int, headers: [String: String], body: String) {
-        let csrf = String(repeating: "c", count: 43)
+        let form = try await send(HTTPClientRequest(url: "\(host.baseURL)/"))
+        let field = try #require(form.body.range(of: "name=\"csrf\" value=\""), "no sign-in form: \(form.status)")
+        let csrf = String(form.body[field.upperBound...].prefix { $0 != "\"" })
         return try await post("\(host.baseURL)/signin", form: [("csrf", csrf), ("username", username), ("password", password)],
                               headers: [("Cookie", "wopi_web_csrf=\(csrf)")])
     }

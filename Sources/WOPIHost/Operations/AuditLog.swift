@@ -43,8 +43,14 @@ public struct AuditEvent: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// A password sign-in succeeded (`user` is who signed in).
         case signInOK = "signin.ok"
-        /// A password sign-in failed or was throttled (`user` is the name tried; `reason` says which).
+        /// A password sign-in failed or was refused (`user` is the name tried; `reason`: `wrong_credentials`,
+        /// `throttled`, or `cross_site` for a web sign-in form another site or origin sent).
         case signInFailed = "signin.failed"
+        /// A web-front session ended by signing out (`user`; `via`: web).
+        case signedOut = "signout"
+        /// Every web-front session of a user ended (`user`; `count`; `reason`: `sign_out` for
+        /// `wopi users sign-out`, `password_changed`).
+        case sessionsEnded = "sessions.ended"
         /// A WOPI access token was refused (`reason`: missing, malformed, bad_signature, expired, wrong_resource, unknown_user).
         case tokenRefused = "token.refused"
         /// Lock or UnlockAndRelock took a lock (`lock`).
@@ -79,6 +85,8 @@ public struct AuditEvent: Sendable, Hashable {
         case userAdded = "user.added"
         /// `wopi users remove` removed a user with their files (`user`).
         case userRemoved = "user.removed"
+        /// `wopi users passwd` gave a user a new password (`user`; `sessions_ended`, how many web sessions it ended).
+        case passwordChanged = "user.password_changed"
         /// `wopi files add` stored a new file (`name`, `size`, `owner`).
         case fileAdded = "file.added"
         /// `wopi token` issued a WOPI access token (`user`, `expires_at`); the token itself is never recorded.

@@ -23,6 +23,10 @@ public protocol WOPIStore: Sendable {
     func removeUser(id: ResourceID) async throws -> [BlobKey]
     /// Stores PutUserInfo's value for a user.
     func setUserInfo(_ info: String, for userID: ResourceID) async throws
+    /// Replaces a user's password hash and, in the same transaction, ends every web session of theirs
+    /// (``WebSessionStore``), so a new password signs out every browser. Returns how many sessions ended;
+    /// throws ``WOPIStoreError/notFound`` for an unknown user.
+    func setPasswordHash(_ hash: PasswordHash, for userID: ResourceID) async throws -> Int
 
     // MARK: Containers
 

@@ -156,12 +156,13 @@ struct ShareController<Context: RequestContext>: Sendable {
 
     /// `POST /share/<token>/accept`: shares the item of a live ReadWrite link with the signed-in visitor as an editor.
     ///
-    /// Needs the web session and its CSRF token (403 otherwise: a page of another site cannot add shares);
+    /// Needs the web session and its CSRF token, from the host's own origin (403 otherwise: a page of
+    /// another site cannot add shares);
     /// 404 for a read-only or dead link. Answers `303 See Other` back to the link's page.
     func accept(_ request: Request, context: Context) async throws -> Response {
         let link = try await resolve(context)
         guard link.grants == .editor else { throw WOPIError.notFound("this link does not give editing rights") }
-        guard let (session, visitor) = try await backend.webSession(request),
+        guard backend.originRefusal(request) == nil, let (session, visitor) = try await backend.webSession(request),
               let fields = try? await AuthorizationServer.formBody(request), session.accepts(csrf: fields["csrf"])
         else { throw WOPIError(.forbidden, "sign in on this host first; the form must come from its own page") }
         if (try await role(of: visitor, on: link)).map({ $0 < .editor }) ?? true {

@@ -6,7 +6,8 @@ import WOPICore
 /// Creating, renaming, deleting and sharing folders and files from the web front.
 extension WebFrontController {
     /// A signed-in form post: the session, user and language, the item id from the path, and the
-    /// form fields, or the response that refuses it (signed out, or a missing or wrong CSRF token).
+    /// form fields, or the response that refuses it (signed out, a missing or wrong CSRF token, or
+    /// sent by another site or origin).
     struct FormPost {
         var session: WebSession
         var user: UserRecord
@@ -18,7 +19,7 @@ extension WebFrontController {
     func formPost(_ request: Request, context: Context) async throws -> Result<FormPost, Refusal> {
         let (language, _) = Self.language(request)
         guard let (session, user) = try await backend.webSession(request) else { return .failure(Refusal(response: seeOther(basePath + "/"))) }
-        guard let fields = try? await AuthorizationServer.formBody(request), session.accepts(csrf: fields["csrf"]) else {
+        guard originRefusal(request) == nil, let fields = try? await AuthorizationServer.formBody(request), session.accepts(csrf: fields["csrf"]) else {
             return .failure(Refusal(response: try messagePage(language.webFront.formExpired, session: session, user: user, language: language,
                                                               status: .forbidden)))
         }

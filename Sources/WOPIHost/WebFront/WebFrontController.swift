@@ -14,8 +14,9 @@ import WOPICore
 /// - `GET /assets/upload.js`, `GET /assets/icon.svg`.
 ///
 /// Signing in checks the same accounts against the same ``SignInThrottle`` counts and the same
-/// password checker as `/oauth2/authorize`, and sets an HMAC-signed session cookie
-/// (``WebSession``). Every form carries the session's CSRF token; each change answers with
+/// password checker as `/oauth2/authorize`, and begins a session kept in the store (``WebSession``,
+/// ``WebSessionStore``). Every form carries the session's CSRF token, and a form another site or
+/// origin sends is refused (``RequestOriginRules``); each change answers with
 /// `303 See Other` back to the folder (post/redirect/get), or with the folder page and an alert.
 /// A store that fails gives the 503 page (``PageFailure``), never "not found".
 struct WebFrontController<Context: RequestContext>: Sendable {
@@ -75,7 +76,7 @@ struct WebFrontController<Context: RequestContext>: Sendable {
     func home(_ request: Request, context: Context) async throws -> Response {
         let (language, languageCookie) = Self.language(request)
         guard let (session, user) = try await backend.webSession(request) else {
-            return try signInPage(request, language: language, username: "", error: nil, status: .ok, cookies: [languageCookie].compactMap { $0 })
+            return try await signInPage(request, language: language, username: "", error: nil, status: .ok, cookies: [languageCookie].compactMap { $0 })
         }
         return try await folderPage(user.rootContainerID, session: session, user: user, language: language, error: nil, status: .ok,
                                     cookies: [languageCookie].compactMap { $0 })

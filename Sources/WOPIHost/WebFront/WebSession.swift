@@ -3,56 +3,51 @@ import Foundation
 import Hummingbird
 import WOPICore
 
-/// A signed-in browser: the web front's session cookie, `<payload>.<HMAC-SHA256>`, both base64url,
-/// holding the user id, an expiry and the session's CSRF token.
+/// A signed-in browser of the web front.
 ///
-/// Stateless on purpose, like ``ConsentTicket``: the key is a host secret shared through the
-/// store, so any host process on the same database accepts the cookie and no session table is
-/// needed. The cookie is `HttpOnly` and `SameSite=Lax`; every form repeats ``csrf``, which a
-/// page of another site cannot read (double-submit against a signed value).
+/// The `wopi_session` cookie carries a random secret (256 bits, base64url) and nothing else; the
+/// store keeps only its SHA-256 digest (``WebSessionRecord`` in a ``WebSessionStore``), so every
+/// host of a deployment sees the same sessions, a leaked database holds no usable cookie, and
+/// ending a session (signing out, `wopi users sign-out`, a new password) ends it on every host at
+/// once. The cookie is `HttpOnly` and `SameSite=Lax`.
+///
+/// Every form repeats ``csrf``, an HMAC of the secret: a page of another site can neither read the
+/// cookie nor compute the token, and the token dies with its session.
 struct WebSession: Sendable, Hashable {
     /// The signed-in user.
     var userID: ResourceID
     /// When the session ends, whatever the browser does with the cookie.
     var expiresAt: Date
-    /// The token every form of this session carries (base64url, 128 bits).
+    /// The token every form of this session carries (base64url, 256 bits).
     var csrf: String
+    /// The digest of the cookie's secret: the session's key in the store.
+    var digest: SecretDigest
 
-    /// The name of the HMAC key in ``WOPIStore/hostSecret(named:orCreate:)``.
-    static let keyName = "web-session-key"
-    /// The cookie carrying the sealed session.
+    /// The cookie carrying the session secret.
     static let cookieName = "wopi_session"
-    /// How long a session lasts after signing in.
+    /// How long a session lasts after signing in, used or not.
     static let lifetime: TimeInterval = 8 * 3600
+    /// How stale a session's "last seen" time may get before a request updates it: at most one
+    /// write a minute per session, however many pages it loads.
+    static let lastSeenResolution: TimeInterval = 60
 
-    /// A new session for `userID` starting at `now`, with a fresh CSRF token.
-    init(userID: ResourceID, now: Date) {
-        self.userID = userID
-        self.expiresAt = now.addingTimeInterval(Self.lifetime)
-        self.csrf = Base64URL.randomToken(byteCount: 16)
+    /// The session of a stored record, whose cookie carries `secret`.
+    init(_ record: WebSessionRecord, secret: String) {
+        self.userID = record.userID
+        self.expiresAt = record.expiresAt
+        self.csrf = Self.csrf(secret: secret)
+        self.digest = record.digest
     }
 
-    /// The cookie value: payload and MAC.
-    func sealed(with key: SymmetricKey) -> String {
-        let payload = Base64URL.encode(Data([userID.rawValue, String(Int64(expiresAt.timeIntervalSince1970)), csrf]
-            .joined(separator: "\n").utf8))
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(("session\n" + payload).utf8), using: key)
-        return payload + "." + Base64URL.encode(Data(mac))
+    /// Whether a cookie value has the shape of a session secret (43 base64url characters).
+    static func isWellFormed(secret: String) -> Bool {
+        secret.utf8.count == 43 && Base64URL.decode(secret) != nil
     }
 
-    /// Opens a cookie value; `nil` when forged, malformed or expired.
-    init?(sealed text: String, key: SymmetricKey, now: Date) {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, text.utf8.count < 512, let mac = Base64URL.decode(parts[1]),
-              HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(("session\n" + parts[0]).utf8), using: key),
-              let payload = Base64URL.decode(parts[0]) else { return nil }
-        let fields = String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard fields.count == 3, let userID = ResourceID(fields[0]), let seconds = Int64(fields[1]), !fields[2].isEmpty else { return nil }
-        let expiry = Date(timeIntervalSince1970: TimeInterval(seconds))
-        guard expiry > now else { return nil }
-        self.userID = userID
-        self.expiresAt = expiry
-        self.csrf = fields[2]
+    /// The CSRF token of the session whose cookie carries `secret`: HMAC-SHA256 keyed by the secret.
+    static func csrf(secret: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("wopi web-front csrf".utf8), using: SymmetricKey(data: Data(secret.utf8)))
+        return Base64URL.encode(Data(mac))
     }
 
     /// Whether a form's `csrf` field belongs to this session (constant time).
@@ -63,17 +58,39 @@ struct WebSession: Sendable, Hashable {
 }
 
 extension WOPIBackend {
-    /// The session and user of a request with a valid web-front session cookie (the web front and share pages).
-    func webSession(_ request: Request) async throws -> (WebSession, UserRecord)? {
-        guard let value = request.cookies[WebSession.cookieName]?.value,
-              let session = WebSession(sealed: value, key: try await webSessionKey(), now: configuration.now()),
-              let user = try await store.user(id: session.userID) else { return nil }
-        return (session, user)
+    /// The name of the HMAC key in ``WOPIStore/hostSecret(named:orCreate:)`` that signs the web front's
+    /// pre-sign-in CSRF tokens (``SignInFormToken``).
+    static var webFrontKeyName: String { "web-session-key" }
+
+    /// Begins a session for `user`: stores its digest and returns it with the cookie's secret.
+    func startWebSession(for user: UserRecord, userAgent: String?) async throws -> (session: WebSession, secret: String) {
+        let now = configuration.now()
+        let secret = Base64URL.randomToken()
+        let record = WebSessionRecord(digest: SecretDigest(of: secret), userID: user.id, createdAt: now, lastSeenAt: now,
+                                      expiresAt: now.addingTimeInterval(WebSession.lifetime),
+                                      userAgent: userAgent.map { String($0.prefix(256)) })
+        try await webSessions.createWebSession(record, now: now)
+        return (WebSession(record, secret: secret), secret)
     }
 
-    /// The HMAC key of session cookies, created on first use and shared through the store.
-    func webSessionKey() async throws -> SymmetricKey {
-        SymmetricKey(data: try await store.hostSecret(named: WebSession.keyName) {
+    /// The session and user of a request whose session cookie names a live session (the web front and
+    /// share pages); `nil` for no cookie, or a forged, ended or expired one.
+    func webSession(_ request: Request) async throws -> (WebSession, UserRecord)? {
+        guard let secret = request.cookies[WebSession.cookieName]?.value, WebSession.isWellFormed(secret: secret) else { return nil }
+        let now = configuration.now()
+        let digest = SecretDigest(of: secret)
+        // The store finds the row by digest; the digest is then compared again in constant time.
+        guard let record = try await webSessions.webSession(digest: digest, now: now), record.digest.matches(digest),
+              let user = try await store.user(id: record.userID) else { return nil }
+        if now.timeIntervalSince(record.lastSeenAt) >= WebSession.lastSeenResolution {
+            try await webSessions.touchWebSession(digest: digest, at: now)
+        }
+        return (WebSession(record, secret: secret), user)
+    }
+
+    /// The HMAC key of the pre-sign-in CSRF tokens, created on first use and shared through the store.
+    func webFrontKey() async throws -> SymmetricKey {
+        SymmetricKey(data: try await store.hostSecret(named: Self.webFrontKeyName) {
             Data((0..<32).map { _ in UInt8.random(in: .min ... .max) })
         })
     }

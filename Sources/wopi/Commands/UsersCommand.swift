@@ -7,9 +7,9 @@ import WOPIHost
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
-        abstract: "Add, list and remove the users who sign in to the host.",
+        abstract: "Add, list and remove the users who sign in to the host, set their passwords, and see or end their web sessions.",
         discussion: "Works while `wopi serve` runs on the same storage (data folder or --database).",
-        subcommands: [Add.self, List.self, Remove.self]
+        subcommands: [Add.self, List.self, Remove.self, Passwd.self, Sessions.self, SignOut.self]
     )
 
     struct Add: AsyncParsableCommand {
@@ -80,5 +80,82 @@ struct UsersCommand: AsyncParsableCommand {
                 try printJSON(["removed": user.name])
             }
         }
+    }
+
+    struct Passwd: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a user a new password; it signs them out of the web front everywhere.",
+            discussion: "Prints one JSON object: user, sessionsEnded (the web sessions the change ended). The password is stored as a scrypt hash."
+        )
+        @Argument(help: "The sign-in name.") var name: String
+        @Option(help: "The new password (at least 8 characters).") var password: String
+        @OptionGroup var dataOptions: DataOptions
+
+        func validate() throws {
+            guard password.count >= 8 else { throw ValidationError("the password must have at least 8 characters") }
+        }
+
+        func run() async throws {
+            try await dataOptions.withStorage { storage in
+                guard let user = try await storage.store.user(named: name) else { throw CLIError.InvalidInput("no user named '\(name)'") }
+                let ended = try await storage.store.setPasswordHash(try PasswordHash(hashing: password), for: user.id)
+                try await storage.audit(AuditEvent(.passwordChanged, user: user.name, details: ["sessions_ended": String(ended), "via": "cli"]))
+                if ended > 0 {
+                    try await storage.audit(AuditEvent(.sessionsEnded, user: user.name,
+                                                       details: ["count": String(ended), "reason": "password_changed", "via": "cli"]))
+                }
+                try printJSON(["user": user.name, "sessionsEnded": ended])
+            }
+        }
+    }
+
+    struct Sessions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List a user's web sessions.",
+            discussion: """
+                Prints a JSON array, newest first, of the sessions signed in to the web front that have not ended: \
+                created, lastSeen (to the minute) and expires (ISO 8601), and userAgent (the browser at sign-in). \
+                The session secrets are never shown; the store keeps only their digests.
+                """
+        )
+        @Argument(help: "The sign-in name.") var name: String
+        @OptionGroup var dataOptions: DataOptions
+
+        func run() async throws {
+            try await dataOptions.withStorage { storage in
+                let (user, sessions) = try await UsersCommand.sessionStore(of: name, in: storage)
+                let rows = try await sessions.webSessions(of: user.id, now: Date()).map { session -> [String: Any] in
+                    ["created": isoTimestamp(session.createdAt), "lastSeen": isoTimestamp(session.lastSeenAt),
+                     "expires": isoTimestamp(session.expiresAt), "userAgent": session.userAgent ?? NSNull()]
+                }
+                try printJSONArray(rows)
+            }
+        }
+    }
+
+    struct SignOut: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sign-out",
+            abstract: "End every web session of a user, on every host.",
+            discussion: "Their browsers show the sign-in form on their next request. Prints one JSON object: user, ended (how many)."
+        )
+        @Argument(help: "The sign-in name.") var name: String
+        @OptionGroup var dataOptions: DataOptions
+
+        func run() async throws {
+            try await dataOptions.withStorage { storage in
+                let (user, sessions) = try await UsersCommand.sessionStore(of: name, in: storage)
+                let ended = try await sessions.endWebSessions(of: user.id)
+                try await storage.audit(AuditEvent(.sessionsEnded, user: user.name, details: ["count": String(ended), "reason": "sign_out", "via": "cli"]))
+                try printJSON(["user": user.name, "ended": ended])
+            }
+        }
+    }
+
+    /// The user named `name` and the store of their web sessions; invalid input when there is no such user.
+    static func sessionStore(of name: String, in storage: HostStorage) async throws -> (UserRecord, any WebSessionStore) {
+        guard let user = try await storage.store.user(named: name) else { throw CLIError.InvalidInput("no user named '\(name)'") }
+        guard let sessions = storage.store as? any WebSessionStore else { throw CLIError.InvalidInput("this store keeps no web sessions") }
+        return (user, sessions)
     }
 }

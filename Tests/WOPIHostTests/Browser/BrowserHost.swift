@@ -40,7 +40,7 @@ struct BrowserHost: Sendable {
         let report = try await folder.importFile(data: Data("Quarterly report".utf8), as: "Report.docx", into: user.rootContainerID)
 
         var logger = Logger(label: "wopi-browser-tests")
-        logger.logLevel = .critical
+        logger.logLevel = ProcessInfo.processInfo.environment["WOPI_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
         let (running, runningContinuation) = AsyncStream.makeStream(of: Void.self)
         let app = Application(router: WOPIHostApplication.router(backend: backend),
                               configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "WOPIKit"),

@@ -88,6 +88,17 @@ struct WebDriverClient: Sendable {
         try await send(.POST, "/execute/async", ["script": script, "args": arguments])
     }
 
+    /// The value of the current page's cookie `name`, `HttpOnly` ones included (WebDriver §14.2); `nil` when unset.
+    func cookie(_ name: String) async throws -> String? {
+        let all = try await send(.GET, "/cookie", nil) as? [[String: Any]] ?? []
+        return all.first { $0["name"] as? String == name }?["value"] as? String
+    }
+
+    /// Sets a cookie for the current page's host, as a saved copy put back would be (WebDriver §14.3).
+    func addCookie(_ name: String, value: String, path: String = "/", httpOnly: Bool = true) async throws {
+        _ = try await send(.POST, "/cookie", ["cookie": ["name": name, "value": value, "path": path, "httpOnly": httpOnly]])
+    }
+
     /// A PNG of the viewport.
     func screenshot() async throws -> Data {
         guard let base64 = try await send(.GET, "/screenshot", nil) as? String, let data = Data(base64Encoded: base64) else {

@@ -144,6 +144,39 @@ struct WebFrontBrowserTests {
         }
     }
 
+    @Test("a session cookie saved before signing out shows the sign-in form when put back")
+    func replayedCookieAfterSignOut() async throws {
+        try await BrowserHost.run { host in
+            try await HeadlessChromium.run { driver in
+                let browser = Browser(driver: driver)
+                try await driver.navigate(host.baseURL + "/")
+                try await browser.waitFor("the sign-in form") { try await driver.elements("form#signin").count == 1 }
+                try await browser.signIn(password: BrowserHost.password)
+                try await browser.waitFor("the file list") { try await driver.elements("#listing").count == 1 }
+                let saved = try #require(try await driver.cookie("wopi_session"))
+
+                try await driver.click(try await driver.element("#signout"))
+                try await browser.waitFor("the sign-in form") { try await driver.elements("form#signin").count == 1 }
+                #expect(try await driver.cookie("wopi_session") == nil, "the browser forgot the cookie")
+
+                // Someone who copied the cookie puts it back: the host no longer knows the session.
+                try await driver.addCookie("wopi_session", value: saved)
+                #expect(try await driver.cookie("wopi_session") == saved)
+                try await driver.navigate(host.baseURL + "/folders/\(host.user.rootContainerID.rawValue)")
+                try await browser.waitFor("the sign-in form") { try await driver.elements("form#signin").count == 1 }
+                #expect(try await driver.elements("#listing").isEmpty)
+                try await driver.navigate(host.baseURL + "/")
+                try await browser.waitFor("the sign-in form") { try await driver.elements("form#signin").count == 1 }
+                #expect(try await driver.elements("#signout").isEmpty, "nobody is signed in")
+
+                // Signing in again works, with a new session.
+                try await browser.signIn(password: BrowserHost.password)
+                try await browser.waitFor("the file list") { try await driver.elements("#listing").count == 1 }
+                #expect(try await driver.cookie("wopi_session") != saved)
+            }
+        }
+    }
+
     @Test("a file above the size limit is refused with a message, by the page and by the server")
     func sizeLimit() async throws {
         try await BrowserHost.run(maximumFileSize: 1024) { host in

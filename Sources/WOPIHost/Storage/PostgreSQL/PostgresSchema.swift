@@ -186,6 +186,21 @@ enum PostgresSchema {
             "CREATE INDEX signin_failures_key ON signin_failures (key, failed_at)",
             "CREATE INDEX signin_failures_time ON signin_failures (failed_at)",
         ]),
+        // The web front's sessions, as SQLite's v8-web-sessions.
+        Migration(version: 7, name: "web-sessions", sql: [
+            """
+            CREATE TABLE web_sessions (
+                digest text PRIMARY KEY,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at double precision NOT NULL,
+                last_seen_at double precision NOT NULL,
+                expires_at double precision NOT NULL,
+                user_agent text
+            )
+            """,
+            "CREATE INDEX web_sessions_user ON web_sessions (user_id, created_at)",
+            "CREATE INDEX web_sessions_expiry ON web_sessions (expires_at)",
+        ]),
     ]
 
     /// The newest version this binary knows.

@@ -135,6 +135,16 @@ public final class PostgresStore: WOPIStore {
         guard !updated.isEmpty else { throw WOPIStoreError.notFound }
     }
 
+    public func setPasswordHash(_ hash: PasswordHash, for userID: ResourceID) async throws -> Int {
+        try await transaction { connection in
+            let updated = try await Self.all(connection, "UPDATE users SET password_hash = \(hash.encoded) WHERE id = \(userID.rawValue) RETURNING id",
+                                             logger: self.logger) { try $0.decode(String.self) }
+            guard !updated.isEmpty else { throw WOPIStoreError.notFound }
+            return try await Self.all(connection, "DELETE FROM web_sessions WHERE user_id = \(userID.rawValue) RETURNING 1",
+                                      logger: self.logger) { try $0.decode(Int32.self) }.count
+        }
+    }
+
     // MARK: Containers
 
     public func container(id: ResourceID) async throws -> ContainerRecord? {

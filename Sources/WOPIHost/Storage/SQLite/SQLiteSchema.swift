@@ -167,6 +167,22 @@ enum SQLiteSchema {
                 CREATE INDEX signin_failures_time ON signin_failures(failed_at);
                 """)
         }
+        // The web front's sessions: the SHA-256 digest of each cookie's secret, never the secret; a
+        // session goes with its user.
+        migrator.registerMigration("v8-web-sessions") { db in
+            try db.execute(sql: """
+                CREATE TABLE web_sessions (
+                    digest TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at REAL NOT NULL,
+                    last_seen_at REAL NOT NULL,
+                    expires_at REAL NOT NULL,
+                    user_agent TEXT
+                );
+                CREATE INDEX web_sessions_user ON web_sessions(user_id, created_at);
+                CREATE INDEX web_sessions_expiry ON web_sessions(expires_at);
+                """)
+        }
         return migrator
     }
 }

@@ -111,6 +111,15 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    public func setPasswordHash(_ hash: PasswordHash, for userID: ResourceID) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE users SET password_hash = ? WHERE id = ?", arguments: [hash.encoded, userID.rawValue])
+            guard db.changesCount > 0 else { throw WOPIStoreError.notFound }
+            try db.execute(sql: "DELETE FROM web_sessions WHERE user_id = ?", arguments: [userID.rawValue])
+            return db.changesCount
+        }
+    }
+
     // MARK: Containers
 
     public func container(id: ResourceID) async throws -> ContainerRecord? {
