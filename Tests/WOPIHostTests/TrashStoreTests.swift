@@ -203,7 +203,8 @@ struct TrashStoreTests {
             #expect(await retention.purgeExpired().isEmpty, "a second pass finds nothing more")
 
             let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
-            #expect(lines.count == 1 && lines[0].contains("\"trash.purged\"") && lines[0].contains(old.id.rawValue) && lines[0].contains("\"expired\""),
+            #expect(lines.count == 1 && lines[0].contains("\"trash.purged\"") && lines[0].contains(old.id.rawValue) && lines[0].contains("\"expired\"")
+                    && lines[0].contains("\"user\":\"pia\""),
                     "\(lines)")
         }
     }

@@ -38,7 +38,8 @@ public struct TrashRetention: Sendable {
             let purge = try await store.emptyTrash(ownedBy: nil, trashedBefore: TrashRules.purgeCutoff(now: time, retentionDays: days))
             for blob in purge.blobs { try? await blobs.delete(blob) }
             for item in purge.removed {
-                monitor.record(.trashPurged, file: item.id.rawValue,
+                let owner = try? await store.user(id: item.ownerID)?.name
+                monitor.record(.trashPurged, user: owner, file: item.id.rawValue,
                                details: ["kind": item.kind.rawValue, "name": item.name, "reason": "expired"], now: time)
             }
             if !purge.removed.isEmpty { logger.notice("purged the trash", metadata: ["removed": "\(purge.removed.count)", "days": "\(days)"]) }
