@@ -3,7 +3,7 @@ import Logging
 import WOPICore
 
 /// Purges trashed items older than the retention (`wopi serve --trash-days`, default
-/// ``TrashRules/defaultRetentionDays``) with their bodies: when the host starts and every
+/// `TrashRules.defaultRetentionDays`) with their bodies: when the host starts and every
 /// ``AuditTrail/pruneInterval`` after, the cadence of the audit trail's own pruning.
 ///
 /// Each purge is audited (`trash.purged`, `reason` `expired`). Several hosts sharing one store may

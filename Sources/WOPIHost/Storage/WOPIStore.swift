@@ -195,7 +195,7 @@ public protocol WOPIStore: Sendable {
     /// Brings an item back from the trash with its id, content, versions and shares, in one atomic step.
     ///
     /// It goes back into its original folder, or into the owner's root when that folder is in the trash or
-    /// gone (``TrashRules/destination(originalFolder:originalFolderIsLive:ownerRoot:)``), under its own name or
+    /// gone (`TrashRules.destination(originalFolder:originalFolderIsLive:ownerRoot:)`), under its own name or
     /// `name`. Throws ``WOPIStoreError/notFound`` when it is not in the trash and
     /// ``WOPIStoreError/nameTaken(_:)`` when a sibling there has the name; both change nothing.
     func restoreFromTrash(_ id: ResourceID, as name: String?) async throws -> TrashRestore
