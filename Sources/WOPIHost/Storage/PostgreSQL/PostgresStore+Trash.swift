@@ -90,15 +90,19 @@ extension PostgresStore {
                     SELECT 1 FROM files WHERE container_id = \(folder) AND wopi_fold(name) = wopi_fold(\(restoredName))
                     """, logger: self.logger) { try $0.decode(Int.self) } != nil
                 if taken { throw WOPIStoreError.nameTaken(restoredName) }
-                try await connection.query("UPDATE files SET container_id = \(folder), name = \(restoredName) WHERE id = \(id.rawValue)",
-                                           logger: self.logger)
+                try await Self.takingName(restoredName) {
+                    try await connection.query("UPDATE files SET container_id = \(folder), name = \(restoredName) WHERE id = \(id.rawValue)",
+                                               logger: self.logger)
+                }
             case .container:
                 taken = try await Self.first(connection, """
                     SELECT 1 FROM containers WHERE parent_id = \(folder) AND wopi_fold(name) = wopi_fold(\(restoredName))
                     """, logger: self.logger) { try $0.decode(Int.self) } != nil
                 if taken { throw WOPIStoreError.nameTaken(restoredName) }
-                try await connection.query("UPDATE containers SET parent_id = \(folder), name = \(restoredName) WHERE id = \(id.rawValue)",
-                                           logger: self.logger)
+                try await Self.takingName(restoredName) {
+                    try await connection.query("UPDATE containers SET parent_id = \(folder), name = \(restoredName) WHERE id = \(id.rawValue)",
+                                               logger: self.logger)
+                }
             }
             try await connection.query("DELETE FROM containers WHERE id = \(holder)", logger: self.logger)
             try await connection.query("UPDATE files SET trash_id = NULL WHERE trash_id = \(id.rawValue)", logger: self.logger)
@@ -132,6 +136,11 @@ extension PostgresStore {
             }
             return TrashPurge(removed: items, blobs: orphans)
         }
+    }
+
+    /// Runs `move`, reporting a sibling that took `name` since the check (a concurrent writer) as ``WOPIStoreError/nameTaken(_:)``.
+    private static func takingName(_ name: String, _ move: () async throws -> Void) async throws {
+        do { try await move() } catch let error as PSQLError where error.isUniqueViolation { throw WOPIStoreError.nameTaken(name) }
     }
 
     /// A hidden, parentless container that holds one trashed item, so the item's name is free where it was.
