@@ -66,8 +66,9 @@ public protocol WOPIStore: Sendable {
         -> (file: FileRecord, replacedBlob: BlobKey)
     /// Every blob key a file or a kept version (``versions(of:)``) refers to, for garbage collection of orphans.
     ///
-    /// Kept versions go with their file when it is deleted (``deleteFile(_:lock:now:)``) or its owner
-    /// removed; their bodies are then orphans that start-up garbage collection removes.
+    /// Kept versions go with their file when it is deleted (``deleteFile(_:lock:now:)``), purged from the trash
+    /// (``emptyTrash(ownedBy:trashedBefore:)``) or its owner removed; their bodies are then orphans that start-up
+    /// garbage collection removes. A file in the trash still refers to its bodies.
     func referencedBlobs() async throws -> Set<BlobKey>
 
     // Version history, lock administration, readiness.
