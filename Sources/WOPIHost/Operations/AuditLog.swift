@@ -68,8 +68,14 @@ public struct AuditEvent: Sendable, Hashable {
         case writeFailed = "file.write_failed"
         /// RenameFile renamed a file (`old_name`, `new_name`).
         case fileRenamed = "file.renamed"
-        /// DeleteFile deleted a file (`version`).
+        /// DeleteFile, the web front or `wopi files delete` moved a file to its owner's trash (`version`, `via`).
         case fileDeleted = "file.deleted"
+        /// DeleteContainer, the web front or `wopi files delete` moved a folder with its contents to its owner's trash (`name`, `via`).
+        case containerDeleted = "container.deleted"
+        /// An item came back from the trash (`kind`, `name`, `folder`, `to_root` when its folder was gone, `via`).
+        case trashRestored = "trash.restored"
+        /// An item left the trash for good (`kind`, `name`, `reason`: `emptied` by `wopi trash empty`, or `expired` past `--trash-days`).
+        case trashPurged = "trash.purged"
         /// `wopi files restore` made an earlier version current (`restored`, `old_version`, `new_version`).
         case fileRestored = "file.restored"
         /// GetShareUrl created a share link (`kind`: file or container); the link itself is never logged.

@@ -84,7 +84,9 @@ struct ContainersController<Context: RequestContext>: Sendable {
         case "CREATE_CHILD_CONTAINER": return try await createChildContainer(container, claims, request)
         case "CREATE_CHILD_FILE": return try await createChildFile(container, claims, request)
         case "DELETE_CONTAINER", "DELETE":
-            try await mapStoreErrors { try await backend.store.deleteContainer(container.id) }
+            // WOPI deletes only empty containers (409 otherwise); the deleted one goes to the owner's trash.
+            _ = try await mapStoreErrors { try await backend.store.trashContainer(container.id, onlyIfEmpty: true, now: backend.configuration.now()) }
+            backend.audit(.containerDeleted, file: container.id, details: ["name": container.name, "via": "wopi"])
             return Response(status: .ok)
         case "RENAME_CONTAINER":
             guard let header = try request.headers.single(.wopiRequestedName) else { throw WOPIError.badRequest("missing X-WOPI-RequestedName") }

@@ -156,9 +156,9 @@ struct FilesController<Context: RequestContext>: Sendable {
         case "PUT_RELATIVE": return try await putRelativeFile(file, claims, request)
         case "RENAME_FILE": return try await renameFile(file, request)
         case "DELETE":
-            let blob = try await mapLockErrors(file.id, "DeleteFile") { try await backend.store.deleteFile(file.id, lock: nil, now: backend.configuration.now()) }
-            backend.retire(blob)
-            backend.audit(.fileDeleted, file: file.id, details: ["version": file.versionString])
+            // To the owner's trash: gone for WOPI (404 from now on), restorable with `wopi trash restore`.
+            _ = try await mapLockErrors(file.id, "DeleteFile") { try await backend.store.trashFile(file.id, lock: nil, now: backend.configuration.now()) }
+            backend.audit(.fileDeleted, file: file.id, details: ["version": file.versionString, "via": "wopi"])
             return Response(status: .ok)
         case "PUT_USER_INFO":
             var body = request

@@ -70,8 +70,9 @@ public protocol WOPIStore: Sendable {
         -> (file: FileRecord, replacedBlob: BlobKey)
     /// Every blob key a file or a kept version (``versions(of:)``) refers to, for garbage collection of orphans.
     ///
-    /// Kept versions go with their file when it is deleted (``deleteFile(_:lock:now:)``) or its owner
-    /// removed; their bodies are then orphans that start-up garbage collection removes.
+    /// Kept versions go with their file when it is deleted (``deleteFile(_:lock:now:)``), purged from the trash
+    /// (``emptyTrash(ownedBy:trashedBefore:)``) or its owner removed; their bodies are then orphans that start-up
+    /// garbage collection removes. A file in the trash still refers to its bodies.
     func referencedBlobs() async throws -> Set<BlobKey>
 
     // Version history, lock administration, readiness.
@@ -181,6 +182,31 @@ public protocol WOPIStore: Sendable {
     /// file named `after` (case-insensitively) when it is given. Same paging rules as
     /// ``childContainers(of:after:limit:)``.
     func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord]
+
+    // The trash: a deleted item leaves its folder and every WOPI lookup (``file(id:)``, ``fileAccess(_:by:)``, …
+    // answer as for an unknown id) but keeps its id, content, versions and shares until restored or purged.
+
+    /// Moves a file to its owner's trash unless someone else holds its lock (``WOPIStoreError/lockConflict(currentLock:reason:)``).
+    /// Its name is free in the folder at once; its body stays until the trash is emptied.
+    func trashFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> TrashedItem
+    /// Moves a folder with everything under it to its owner's trash, as one item.
+    ///
+    /// Throws ``WOPIStoreError/notEmpty`` when `onlyIfEmpty` (WOPI's DeleteContainer) and it has children,
+    /// ``WOPIStoreError/notAllowed(_:)`` for a user's root, and ``WOPIStoreError/lockConflict(currentLock:reason:)``
+    /// while a file under it holds a lock; all change nothing.
+    func trashContainer(_ id: ResourceID, onlyIfEmpty: Bool, now: Date) async throws -> TrashedItem
+    /// The items in `ownerID`'s trash (everyone's when `nil`), newest first, then by id.
+    func trashedItems(ownedBy ownerID: ResourceID?) async throws -> [TrashedItem]
+    /// Brings an item back from the trash with its id, content, versions and shares, in one atomic step.
+    ///
+    /// It goes back into its original folder, or into the owner's root when that folder is in the trash or
+    /// gone (`TrashRules.destination(originalFolder:originalFolderIsLive:ownerRoot:)`), under its own name or
+    /// `name`. Throws ``WOPIStoreError/notFound`` when it is not in the trash and
+    /// ``WOPIStoreError/nameTaken(_:)`` when a sibling there has the name; both change nothing.
+    func restoreFromTrash(_ id: ResourceID, as name: String?) async throws -> TrashRestore
+    /// Removes for good the trashed items of `ownerID` (everyone's when `nil`) trashed before `trashedBefore`
+    /// (all when `nil`), with everything under them; returns them and the bodies to delete.
+    func emptyTrash(ownedBy ownerID: ResourceID?, trashedBefore: Date?) async throws -> TrashPurge
 
     // MARK: Secrets
 

@@ -26,6 +26,9 @@ struct FolderPage: Sendable {
     /// On the root page, what others shared with the user.
     var shared: [SharedRow]
     var hasShared: Bool
+    /// The link to the Trash page.
+    var trashPath: String
+    var trashLabel: String
 
     /// One step of the breadcrumbs.
     struct Crumb: Sendable {
@@ -123,6 +126,8 @@ struct FolderPage: Sendable {
                       canEdit: entry.role >= .editor, office: entry.officeLinks.map { OfficeLinks($0, strings) })
         }
         self.hasShared = !shared.isEmpty
+        self.trashPath = basePath + "/trash"
+        self.trashLabel = language.trash.trash
     }
 
     /// A time for people, in UTC and unambiguous in every language: "2026-11-23 19:05 UTC".

@@ -90,30 +90,6 @@ extension WebFrontController {
         return seeOther("\(basePath)/folders/\(file.containerID.rawValue)")
     }
 
-    /// `POST /folders|files/<id>/delete`: a file, or an empty folder.
-    func delete(_ request: Request, context: Context, isFolder: Bool) async throws -> Response {
-        let post: FormPost
-        switch try await formPost(request, context: context) {
-        case .success(let value): post = value
-        case .failure(let refusal): return refusal.response
-        }
-        let strings = post.language.webFront
-        if isFolder {
-            guard let folder = try await owned({ try await backend.container(post.id, for: post.user) }), let parentID = folder.parentID else { return try notFound(post) }
-            do { try await backend.store.deleteContainer(folder.id) } catch WOPIStoreError.notEmpty {
-                return try await folderPage(parentID, post, error: strings.folderNotEmpty, status: .conflict)
-            }
-            return seeOther("\(basePath)/folders/\(parentID.rawValue)")
-        }
-        guard let file = try await owned({ try await backend.file(post.id, for: post.user) }) else { return try notFound(post) }
-        do {
-            backend.retire(try await backend.store.deleteFile(file.id, lock: nil, now: backend.configuration.now()))
-        } catch WOPIStoreError.lockConflict {
-            return try await folderPage(file.containerID, post, error: strings.fileLocked, status: .conflict)
-        }
-        return seeOther("\(basePath)/folders/\(file.containerID.rawValue)")
-    }
-
     /// `POST /folders|files/<id>/share`: a page with a read-only share link (the `/share/<token>` pages).
     func share(_ request: Request, context: Context, isFolder: Bool) async throws -> Response {
         let post: FormPost

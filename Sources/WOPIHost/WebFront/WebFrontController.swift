@@ -60,12 +60,13 @@ struct WebFrontController<Context: RequestContext>: Sendable {
             }
         }
         router.get("files/:id/download") { request, context in try await page(request, context) { try await download(request, context: context) } }
+        addTrashRoutes(to: router)
         router.get("assets/upload.js") { _, _ in WebFrontAssets.response(WebFrontAssets.uploadScript, type: "text/javascript; charset=utf-8") }
         router.get("assets/icon.svg") { _, _ in WebFrontAssets.response(WebFrontAssets.icon, type: "image/svg+xml") }
     }
 
     /// `body`'s page, or the 503 page when the store fails under it.
-    private func page(_ request: Request, _ context: Context, _ body: () async throws -> Response) async throws -> Response {
+    func page(_ request: Request, _ context: Context, _ body: () async throws -> Response) async throws -> Response {
         try await PageFailure.guarding(request, logger: context.logger, language: Self.language(request).0,
                                        brand: backend.configuration.brandName, basePath: basePath, body)
     }

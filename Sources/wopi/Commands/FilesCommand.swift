@@ -7,8 +7,8 @@ import WOPIHost
 struct FilesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "files",
-        abstract: "Add and list documents in the host's storage; show and restore their versions.",
-        subcommands: [Add.self, List.self, History.self, Restore.self]
+        abstract: "Add, list and delete documents in the host's storage; show and restore their versions.",
+        subcommands: [Add.self, List.self, History.self, Restore.self, Delete.self]
     )
 
     struct Add: AsyncParsableCommand {

@@ -111,7 +111,8 @@ struct ServeCommand: AsyncParsableCommand {
                                            idleTimeout: .seconds(idleTimeout), eventLoops: eventLoops, logger: logger)
         // Metrics port and draining on SIGTERM.
         do {
-            try await operations.run(app, host: host, monitor: monitor, logger: logger)
+            let trash = TrashRetention(store: folder.store, blobs: folder.blobs, days: operations.trashDays, monitor: monitor, logger: logger)
+            try await operations.run(app, host: host, monitor: monitor, trash: trash, logger: logger)
         } catch {
             try? await eventLoops.shutdownGracefully()
             throw error

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import UnixSignals
+import WOPICore
 import WOPIHost
 
 /// The operator's options of `wopi serve`: metrics, audit log, log format, version
@@ -16,6 +17,9 @@ struct OperationsOptions: ParsableArguments {
     var auditLog: String?
     @Option(help: ArgumentHelp("Days the audit trail in the store keeps events; older ones are deleted at start and every hour.", valueName: "n"))
     var auditDays: Int = 90
+    @Option(help: ArgumentHelp("Days a deleted file or folder stays in its owner's trash (`wopi trash list`); older ones are purged with their bodies at start and every hour.",
+                               valueName: "n"))
+    var trashDays: Int = TrashRules.defaultRetentionDays
     @Option(help: ArgumentHelp("Log format on stderr: text, or json for one JSON object per line.", valueName: "format"))
     var logFormat: String = "text"
     @Option(help: ArgumentHelp("Replaced bodies each file keeps as versions (see `wopi files history`); 0 keeps none.", valueName: "n"))
@@ -37,6 +41,9 @@ struct OperationsOptions: ParsableArguments {
         guard (0...3600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be between 0 and 3600 seconds") }
         if let auditLog, auditLog.isEmpty { throw ValidationError("--audit-log needs a path") }
         guard (1...36_500).contains(auditDays) else { throw ValidationError("--audit-days must be between 1 and 36500") }
+        guard TrashRules.retentionDays.contains(trashDays) else {
+            throw ValidationError("--trash-days must be between \(TrashRules.retentionDays.lowerBound) and \(TrashRules.retentionDays.upperBound)")
+        }
     }
 
     /// Sends log records to stderr as text or JSON lines, at `level`.
@@ -65,10 +72,11 @@ struct OperationsOptions: ParsableArguments {
 
     /// Runs the host (and the metrics endpoint) until SIGTERM or SIGINT, then drains for up to
     /// `--drain-timeout` seconds: Hummingbird stops accepting and finishes the requests in flight.
-    func run(_ app: some ApplicationProtocol & Service, host: String, monitor: HostMonitor, logger: Logger) async throws {
+    func run(_ app: some ApplicationProtocol & Service, host: String, monitor: HostMonitor, trash: TrashRetention? = nil, logger: Logger) async throws {
         // Services stop in reverse order: the trail, first, writes the events of the last requests drained.
         var services: [any Service] = []
         if let trail = monitor.trail { services.append(AuditTrailService(trail: trail)) }
+        if let trash { services.append(TrashRetentionService(retention: trash)) }
         services.append(app)
         if let metricsPort, let metrics = monitor.metrics {
             services.append(Application(router: WOPIHostApplication.metricsRouter(metrics),
@@ -94,5 +102,14 @@ struct AuditTrailService: Service {
 
     func run() async throws {
         await withGracefulShutdownHandler { await trail.run() } onGracefulShutdown: { trail.finish() }
+    }
+}
+
+/// Purges a host's trash past its retention (``TrashRetention``) beside it until the host stops.
+struct TrashRetentionService: Service {
+    let retention: TrashRetention
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await retention.run() }
     }
 }

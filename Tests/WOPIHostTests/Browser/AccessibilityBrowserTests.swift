@@ -85,6 +85,14 @@ struct AccessibilityBrowserTests {
         Page("unavailable", signedIn: true) { tour in
             try await tour.withBrokenStore { try await tour.open("/", showing: "#error") }
         },
+        Page("trash-empty", signedIn: true) { try await $0.open("/trash", showing: "#trash") },
+        Page("delete-confirmation", signedIn: true) { try await $0.open("/folders/\($0.fixture.empty.rawValue)/delete", showing: "#confirm-delete") },
+        // Last, as it moves the empty folder to the trash.
+        Page("moved-to-trash", signedIn: true) { tour in
+            try await tour.open("/folders/\(tour.fixture.empty.rawValue)/delete", showing: "#confirm-delete")
+            try await tour.driver.click(try await tour.driver.element("#confirm-delete"))
+            try await tour.wait(for: "#trash li[data-name='Archive']")
+        },
     ]
 
     @Test("every page has no axe-core violation", arguments: [("en-US", "en"), ("de-DE", "de"), ("zh-CN", "zh-Hans")])

@@ -99,9 +99,13 @@ struct WebFrontBrowserTests {
                 try await driver.click(try await driver.element("nav.crumbs a"))
                 try await browser.waitFor("the root folder") { try await driver.text(try await driver.element("h1")) == "My files" }
 
-                // Deleting a file removes it from the list and the store.
+                // Deleting a file (confirmed on a page of its own) moves it to the Trash: out of the list and the store's lookups.
                 try await driver.click(try await driver.element("li[data-name='Pitch deck.pptx'] summary"))
                 try await driver.click(try await driver.element("li[data-name='Pitch deck.pptx'] button.delete"))
+                try await browser.waitFor("the delete confirmation") { try await driver.elements("#confirm-delete").count == 1 }
+                try await driver.click(try await driver.element("#confirm-delete"))
+                try await browser.waitFor("the Trash page") { try await driver.elements("#moved").count == 1 }
+                try await driver.click(try await driver.element("#trash-home"))
                 try await browser.waitFor("the deleted file to go") { !(try await browser.names().contains("Pitch deck.pptx")) }
                 #expect(try await browser.names() == ["Projects", "Plan 2027.xlsx", "Report.docx"])
                 #expect(try await host.folder.store.file(named: "Pitch deck.pptx", in: host.user.rootContainerID) == nil)

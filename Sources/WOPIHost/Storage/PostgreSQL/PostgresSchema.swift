@@ -186,6 +186,25 @@ enum PostgresSchema {
             "CREATE INDEX signin_failures_key ON signin_failures (key, failed_at)",
             "CREATE INDEX signin_failures_time ON signin_failures (failed_at)",
         ]),
+        // The trash, as SQLite's v7-trash.
+        Migration(version: 6, name: "trash", sql: [
+            "ALTER TABLE files ADD COLUMN trash_id text",
+            "ALTER TABLE containers ADD COLUMN trash_id text",
+            "CREATE INDEX files_trash ON files (trash_id) WHERE trash_id IS NOT NULL",
+            "CREATE INDEX containers_trash ON containers (trash_id) WHERE trash_id IS NOT NULL",
+            """
+            CREATE TABLE trash_items (
+                item_id text PRIMARY KEY,
+                kind text NOT NULL CHECK (kind IN ('file', 'container')),
+                owner_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                holder_id text NOT NULL,
+                original_parent_id text NOT NULL,
+                trashed_at double precision NOT NULL
+            )
+            """,
+            "CREATE INDEX trash_items_owner ON trash_items (owner_id, trashed_at)",
+            "CREATE INDEX trash_items_time ON trash_items (trashed_at)",
+        ]),
         // The web front's sessions, as SQLite's v8-web-sessions.
         Migration(version: 7, name: "web-sessions", sql: [
             """

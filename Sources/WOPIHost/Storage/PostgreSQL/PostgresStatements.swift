@@ -24,7 +24,7 @@ enum PostgresStatements {
                        (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id) END,
                    CASE WHEN f.owner_id = u.id THEN NULL ELSE
                        (SELECT max(s.role) FROM shares s WHERE s.file_id = f.id AND s.user_id = u.id) END
-            FROM users u LEFT JOIN files f ON f.id = $1 LEFT JOIN containers c ON c.id = f.container_id
+            FROM users u LEFT JOIN files f ON f.id = $1 AND f.trash_id IS NULL LEFT JOIN containers c ON c.id = f.container_id
             WHERE u.id = $2
             """
         typealias Row = (String, String, String, String, String, String?, String?, String?, String?, String?, Int64?, Int64?, String?,
@@ -45,7 +45,7 @@ enum PostgresStatements {
 
     /// A file by id.
     struct File: PostgresPreparedStatement {
-        static let sql = "SELECT \(PostgresStore.Columns.file) FROM files WHERE id = $1"
+        static let sql = "SELECT \(PostgresStore.Columns.file) FROM files WHERE id = $1 AND trash_id IS NULL"
         typealias Row = FileRow
 
         var id: String

@@ -9,8 +9,8 @@ extension PostgresStore {
         guard role != .owner else { throw WOPIStoreError.notAllowed("a share gives the viewer or editor role, not owner") }
         return try await transaction { connection in
             let ownerQuery: PostgresQuery = switch kind {
-            case .file: "SELECT owner_id FROM files WHERE id = \(itemID.rawValue) FOR SHARE"
-            case .container: "SELECT owner_id FROM containers WHERE id = \(itemID.rawValue) FOR SHARE"
+            case .file: "SELECT owner_id FROM files WHERE id = \(itemID.rawValue) AND trash_id IS NULL FOR SHARE"
+            case .container: "SELECT owner_id FROM containers WHERE id = \(itemID.rawValue) AND trash_id IS NULL FOR SHARE"
             }
             guard let owner = try await Self.first(connection, ownerQuery, logger: self.logger, { try $0.decode(String.self) }),
                   try await Self.first(connection, "SELECT id FROM users WHERE id = \(userID.rawValue) FOR SHARE", logger: self.logger, {
@@ -47,7 +47,9 @@ extension PostgresStore {
     public func shares(with userID: ResourceID?) async throws -> [ShareRecord] {
         try await all("""
             SELECT file_id, container_id, user_id, role, shared_at FROM shares
-            WHERE \(userID?.rawValue)::text IS NULL OR user_id = \(userID?.rawValue)
+            WHERE (\(userID?.rawValue)::text IS NULL OR user_id = \(userID?.rawValue))
+            AND NOT EXISTS (SELECT 1 FROM files f WHERE f.id = shares.file_id AND f.trash_id IS NOT NULL)
+            AND NOT EXISTS (SELECT 1 FROM containers c WHERE c.id = shares.container_id AND c.trash_id IS NOT NULL)
             ORDER BY shared_at, coalesce(file_id, container_id), user_id
             """, Self.share)
     }
@@ -84,7 +86,7 @@ extension PostgresStore {
             SELECT u.id, u.name, u.display_name, u.password_hash, u.root_container_id, u.user_info,
                    c.id, c.parent_id, c.owner_id, c.name,
                    (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id)
-            FROM users u LEFT JOIN containers c ON c.id = \(containerID.rawValue)
+            FROM users u LEFT JOIN containers c ON c.id = \(containerID.rawValue) AND c.trash_id IS NULL
             WHERE u.id = \(userID.rawValue)
             """) { row in
             let (uid, name, displayName, hash, root, info, cid, parent, owner, containerName, sharedRole) = try row.decode(

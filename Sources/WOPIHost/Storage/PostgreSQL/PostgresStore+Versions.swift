@@ -21,7 +21,7 @@ extension PostgresStore {
     public func versions(of id: ResourceID) async throws -> [FileVersionRecord] {
         try await transaction { connection in
             guard let current = try await Self.first(connection, """
-                SELECT id, version, size, sha256, blob_key, modified_at, modified_by FROM files WHERE id = \(id.rawValue)
+                SELECT id, version, size, sha256, blob_key, modified_at, modified_by FROM files WHERE id = \(id.rawValue) AND trash_id IS NULL
                 """, logger: self.logger, Self.version) else { throw WOPIStoreError.notFound }
             let kept = try await Self.all(connection, """
                 SELECT file_id, version, size, sha256, blob_key, modified_at, modified_by FROM file_versions
@@ -57,7 +57,7 @@ extension PostgresStore {
     public func activeLocks(at now: Date) async throws -> [FileRecord] {
         try await all("""
             SELECT \(unescaped: Columns.file) FROM files
-            WHERE lock_value IS NOT NULL AND lock_expires_at > \(now.timeIntervalSince1970) ORDER BY lock_expires_at, id
+            WHERE lock_value IS NOT NULL AND lock_expires_at > \(now.timeIntervalSince1970) AND trash_id IS NULL ORDER BY lock_expires_at, id
             """, Self.file)
     }
 

@@ -148,7 +148,7 @@ public final class PostgresStore: WOPIStore {
     // MARK: Containers
 
     public func container(id: ResourceID) async throws -> ContainerRecord? {
-        try await first("SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue)", Self.container)
+        try await first("SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue) AND trash_id IS NULL", Self.container)
     }
 
     public func containerPath(to id: ResourceID) async throws -> [ContainerRecord] {
@@ -167,7 +167,7 @@ public final class PostgresStore: WOPIStore {
 
     public func children(of id: ResourceID) async throws -> (containers: [ContainerRecord], files: [FileRecord]) {
         try await transaction { connection in
-            guard try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue)",
+            guard try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue) AND trash_id IS NULL",
                                        logger: self.logger, Self.container) != nil else { throw WOPIStoreError.notFound }
             let containers = try await Self.all(connection, """
                 SELECT \(unescaped: Columns.container) FROM containers WHERE parent_id = \(id.rawValue) ORDER BY wopi_fold(name) COLLATE "C", id
@@ -205,7 +205,7 @@ public final class PostgresStore: WOPIStore {
     public func createContainer(named name: String, in parentID: ResourceID) async throws -> ContainerRecord {
         do {
             return try await transaction { connection in
-                guard let parent = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(parentID.rawValue)",
+                guard let parent = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(parentID.rawValue) AND trash_id IS NULL",
                                                         logger: self.logger, Self.container) else { throw WOPIStoreError.notFound }
                 let container = ContainerRecord(id: .random(), parentID: parentID, ownerID: parent.ownerID, name: name)
                 try await connection.query("""
@@ -222,7 +222,7 @@ public final class PostgresStore: WOPIStore {
     public func renameContainer(_ id: ResourceID, to name: String) async throws -> ContainerRecord {
         do {
             return try await transaction { connection in
-                guard var container = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue) FOR UPDATE",
+                guard var container = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue) AND trash_id IS NULL FOR UPDATE",
                                                            logger: self.logger, Self.container) else { throw WOPIStoreError.notFound }
                 try await connection.query("UPDATE containers SET name = \(name) WHERE id = \(id.rawValue)", logger: self.logger)
                 container.name = name
@@ -235,7 +235,7 @@ public final class PostgresStore: WOPIStore {
 
     public func deleteContainer(_ id: ResourceID) async throws {
         try await transaction { connection in
-            guard let container = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue) FOR UPDATE",
+            guard let container = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue) AND trash_id IS NULL FOR UPDATE",
                                                        logger: self.logger, Self.container) else { throw WOPIStoreError.notFound }
             let hasChildren = try await Self.first(connection, """
                 SELECT EXISTS (SELECT 1 FROM containers WHERE parent_id = \(id.rawValue)) OR EXISTS (SELECT 1 FROM files WHERE container_id = \(id.rawValue))
@@ -248,7 +248,7 @@ public final class PostgresStore: WOPIStore {
     // MARK: Files
 
     public func file(id: ResourceID) async throws -> FileRecord? {
-        try await first("SELECT \(unescaped: Columns.file) FROM files WHERE id = \(id.rawValue)", Self.file)
+        try await first("SELECT \(unescaped: Columns.file) FROM files WHERE id = \(id.rawValue) AND trash_id IS NULL", Self.file)
     }
 
     public func file(named name: String, in containerID: ResourceID) async throws -> FileRecord? {
@@ -261,7 +261,7 @@ public final class PostgresStore: WOPIStore {
         -> (file: FileRecord, replacedBlob: BlobKey?) {
         do {
             return try await transaction { connection in
-                guard let container = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(containerID.rawValue)",
+                guard let container = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(containerID.rawValue) AND trash_id IS NULL",
                                                            logger: self.logger, Self.container) else { throw WOPIStoreError.notFound }
                 if let existing = try await Self.first(connection, """
                     SELECT \(unescaped: Columns.file) FROM files WHERE container_id = \(containerID.rawValue) AND wopi_fold(name) = wopi_fold(\(name)) FOR UPDATE
@@ -393,7 +393,7 @@ public final class PostgresStore: WOPIStore {
 
     /// The file's row, locked until the transaction ends: the read half of every compare-and-set.
     func lockedFile(_ connection: PostgresConnection, _ id: ResourceID) async throws -> FileRecord? {
-        try await Self.first(connection, "SELECT \(unescaped: Columns.file) FROM files WHERE id = \(id.rawValue) FOR UPDATE", logger: logger, Self.file)
+        try await Self.first(connection, "SELECT \(unescaped: Columns.file) FROM files WHERE id = \(id.rawValue) AND trash_id IS NULL FOR UPDATE", logger: logger, Self.file)
     }
 
     /// Runs `body` in one transaction, committed when it returns and rolled back when it throws; the error

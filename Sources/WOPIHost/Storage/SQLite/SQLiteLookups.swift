@@ -88,7 +88,7 @@ final class SQLiteLookups: @unchecked Sendable {
                            (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id) END,
                        CASE WHEN f.owner_id = u.id THEN NULL ELSE
                            (SELECT max(s.role) FROM shares s WHERE s.file_id = f.id AND s.user_id = u.id) END
-                FROM users u LEFT JOIN files f ON f.id = ?1 LEFT JOIN containers c ON c.id = f.container_id
+                FROM users u LEFT JOIN files f ON f.id = ?1 AND f.trash_id IS NULL LEFT JOIN containers c ON c.id = f.container_id
                 WHERE u.id = ?2
                 """
             case .containerAccess:
@@ -100,7 +100,7 @@ final class SQLiteLookups: @unchecked Sendable {
                 SELECT \(SQLiteLookups.userColumns.list("u")), \(SQLiteLookups.containerColumns.list("c")),
                        CASE WHEN c.owner_id = u.id THEN NULL ELSE
                            (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id) END
-                FROM users u LEFT JOIN containers c ON c.id = ?1
+                FROM users u LEFT JOIN containers c ON c.id = ?1 AND c.trash_id IS NULL
                 WHERE u.id = ?2
                 """
             case .user:

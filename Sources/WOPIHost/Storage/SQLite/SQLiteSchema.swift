@@ -167,6 +167,27 @@ enum SQLiteSchema {
                 CREATE INDEX signin_failures_time ON signin_failures(failed_at);
                 """)
         }
+        // The trash: a trashed item moves into a hidden holder container of its own (so its name is free at
+        // once), and it, the holder and everything under it carry the item's id in trash_id, which every
+        // lookup of a live item excludes. Bodies stay until the trash is emptied.
+        migrator.registerMigration("v7-trash") { db in
+            try db.execute(sql: """
+                ALTER TABLE files ADD COLUMN trash_id TEXT;
+                ALTER TABLE containers ADD COLUMN trash_id TEXT;
+                CREATE INDEX files_trash ON files(trash_id) WHERE trash_id IS NOT NULL;
+                CREATE INDEX containers_trash ON containers(trash_id) WHERE trash_id IS NOT NULL;
+                CREATE TABLE trash_items (
+                    item_id TEXT PRIMARY KEY,
+                    kind TEXT NOT NULL CHECK (kind IN ('file', 'container')),
+                    owner_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    holder_id TEXT NOT NULL,
+                    original_parent_id TEXT NOT NULL,
+                    trashed_at REAL NOT NULL
+                );
+                CREATE INDEX trash_items_owner ON trash_items(owner_id, trashed_at);
+                CREATE INDEX trash_items_time ON trash_items(trashed_at);
+                """)
+        }
         // The web front's sessions: the SHA-256 digest of each cookie's secret, never the secret; a
         // session goes with its user.
         migrator.registerMigration("v8-web-sessions") { db in

@@ -9,8 +9,8 @@ extension SQLiteStore {
         guard role != .owner else { throw WOPIStoreError.notAllowed("a share gives the viewer or editor role, not owner") }
         return try await pool.write { db in
             let owner: String? = switch kind {
-            case .file: try String.fetchOne(db, sql: "SELECT owner_id FROM files WHERE id = ?", arguments: [itemID.rawValue])
-            case .container: try String.fetchOne(db, sql: "SELECT owner_id FROM containers WHERE id = ?", arguments: [itemID.rawValue])
+            case .file: try String.fetchOne(db, sql: "SELECT owner_id FROM files WHERE id = ? AND trash_id IS NULL", arguments: [itemID.rawValue])
+            case .container: try String.fetchOne(db, sql: "SELECT owner_id FROM containers WHERE id = ? AND trash_id IS NULL", arguments: [itemID.rawValue])
             }
             guard let owner, try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [userID.rawValue]) != nil else {
                 throw WOPIStoreError.notFound
@@ -36,7 +36,9 @@ extension SQLiteStore {
     public func shares(with userID: ResourceID?) async throws -> [ShareRecord] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT * FROM shares WHERE ?1 IS NULL OR user_id = ?1
+                SELECT * FROM shares WHERE (?1 IS NULL OR user_id = ?1)
+                AND NOT EXISTS (SELECT 1 FROM files f WHERE f.id = shares.file_id AND f.trash_id IS NOT NULL)
+                AND NOT EXISTS (SELECT 1 FROM containers c WHERE c.id = shares.container_id AND c.trash_id IS NOT NULL)
                 ORDER BY shared_at, coalesce(file_id, container_id), user_id
                 """, arguments: [userID?.rawValue]).map(Self.share)
         }

@@ -19,7 +19,7 @@ extension SQLiteStore {
 
     public func versions(of id: ResourceID) async throws -> [FileVersionRecord] {
         try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM files WHERE id = ?", arguments: [id.rawValue]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM files WHERE id = ? AND trash_id IS NULL", arguments: [id.rawValue]) else {
                 throw WOPIStoreError.notFound
             }
             let kept = try Row.fetchAll(db, sql: "SELECT * FROM file_versions WHERE file_id = ? ORDER BY version DESC",
@@ -54,7 +54,7 @@ extension SQLiteStore {
 
     public func activeLocks(at now: Date) async throws -> [FileRecord] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM files WHERE lock_value IS NOT NULL AND lock_expires_at > ? ORDER BY lock_expires_at, id",
+            try Row.fetchAll(db, sql: "SELECT * FROM files WHERE lock_value IS NOT NULL AND lock_expires_at > ? AND trash_id IS NULL ORDER BY lock_expires_at, id",
                              arguments: [now.timeIntervalSince1970]).map(Self.file)
         }
     }

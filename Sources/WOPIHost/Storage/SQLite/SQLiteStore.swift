@@ -365,11 +365,11 @@ public final class SQLiteStore: WOPIStore {
     }
 
     static func container(_ db: Database, _ id: ResourceID) throws -> ContainerRecord? {
-        try decodeOne(db.cachedStatement(sql: "SELECT * FROM containers WHERE id = ?"), arguments: [id.rawValue], container)
+        try decodeOne(db.cachedStatement(sql: "SELECT * FROM containers WHERE id = ? AND trash_id IS NULL"), arguments: [id.rawValue], container)
     }
 
     static func file(_ db: Database, _ id: ResourceID) throws -> FileRecord? {
-        try decodeOne(db.cachedStatement(sql: "SELECT * FROM files WHERE id = ?"), arguments: [id.rawValue], file)
+        try decodeOne(db.cachedStatement(sql: "SELECT * FROM files WHERE id = ? AND trash_id IS NULL"), arguments: [id.rawValue], file)
     }
 
     /// The first row of `statement`, decoded while SQLite holds it.
