@@ -110,7 +110,7 @@ extension WebFrontController {
     func trashPage(session: WebSession, user: UserRecord, language: PageLanguage, moved: ResourceID?, error: String?,
                    status: HTTPResponse.Status, cookies: [Cookie] = []) async throws -> Response {
         let items = try await backend.store.trashedItems(ownedBy: user.id)
-        let page = TrashPage(strings: language.trash, webFront: language.webFront, items: items, moved: items.first { $0.id == moved },
+        let page = TrashPage(language: language, items: items, moved: items.first { $0.id == moved },
                              csrf: session.csrf, basePath: basePath, error: error)
         return try layout(language, session: session, user: user, pagePath: "\(basePath)/trash")
             .response("trash", page, title: language.trash.trash, status: status, extraHeaders: Self.cookieHeaders(cookies))
@@ -149,7 +149,8 @@ struct TrashPage: Sendable {
         var restoreAction: String
     }
 
-    init(strings: TrashStrings, webFront: WebFrontStrings, items: [TrashedItem], moved: TrashedItem?, csrf: String, basePath: String, error: String?) {
+    init(language: PageLanguage, items: [TrashedItem], moved: TrashedItem?, csrf: String, basePath: String, error: String?) {
+        let strings = language.trash
         self.strings = strings
         self.homeHref = basePath + "/"
         self.csrf = csrf
@@ -158,7 +159,7 @@ struct TrashPage: Sendable {
         self.rows = items.map { item in
             let deleted = PageText.fill(strings.deletedAt, FolderPage.time(item.trashedAt))
             return Row(name: item.name, kind: item.kind == .container ? "folder" : "file", isFolder: item.kind == .container,
-                       meta: item.kind == .container ? "\(webFront.folder) · \(deleted)" : "\(FolderPage.size(item.size)) · \(deleted)",
+                       meta: item.kind == .container ? "\(language.webFront.folder) · \(deleted)" : "\(language.size(item.size)) · \(deleted)",
                        restoreAction: "\(basePath)/trash/\(item.id.rawValue)/restore")
         }
     }
