@@ -62,6 +62,39 @@ public final class PostgresTestServer: Sendable {
         if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
     }
 
+    /// Freezes the server and every backend (SIGSTOP), as a hung machine would: connections are still
+    /// accepted by the kernel, but nothing answers. ``resume()`` thaws them.
+    public func pause() {
+        guard let postmaster = postmasterPID() else { return }
+        kill(postmaster, SIGSTOP) // first, so that it forks no backend the loop below would miss
+        for child in Self.children(of: postmaster) { kill(child, SIGSTOP) }
+    }
+
+    /// Thaws a server ``pause()`` froze.
+    public func resume() {
+        guard let postmaster = postmasterPID() else { return }
+        for child in Self.children(of: postmaster) { kill(child, SIGCONT) }
+        kill(postmaster, SIGCONT)
+    }
+
+    private func postmasterPID() -> pid_t? {
+        let pidFile = folder.appendingPathComponent("cluster/postmaster.pid")
+        guard let text = try? String(contentsOf: pidFile, encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").first.flatMap { pid_t($0) }
+    }
+
+    /// The PIDs whose parent is `parent`, from /proc.
+    private static func children(of parent: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let end = stat.lastIndex(of: ")") else { return nil }
+            // After "pid (comm)": state, then the parent's PID.
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == parent ? pid : nil
+        }
+    }
+
     /// Starts a stopped server again with the same data on the same port; returns once it accepts connections.
     public func restart() throws {
         try launch(cluster: folder.appendingPathComponent("cluster"))

@@ -99,6 +99,48 @@ struct StoreUnavailableTests {
         }
     }
 
+    @Test("PostgreSQL hung mid-run (frozen, connections accepted but never answered): 503 within seconds, ready 503, and served again once it thaws")
+    func postgresHung() async throws {
+        let server = try PostgresTestServer.startPrivate()
+        defer { server.resume(); server.shutDown() }
+        let database = try PostgresDatabaseURL(parsing: try server.makeDatabase())
+        try await TestHost.run(database: database) { host in
+            let doc = try await host.document()
+            expectStatus(try await host.checkFileInfo(doc.id, token: doc.token), 200)
+
+            server.pause()
+            // The first request waits while the supervisor sees queries stall and probes time out in a row
+            // (0.5 s, then three 1 s probes); it is answered then, not after PostgresNIO's minute.
+            let first = try await Self.timed { try await host.checkFileInfo(doc.id, token: doc.token) }
+            #expect(first.0.status == 503, "\(first.0)")
+            let allowance = try await Self.loadAllowance(host)
+            #expect(first.1 < Self.hungBound + allowance, "the first request took \(first.1) (a trivial request \(allowance))")
+            // The outage is known now: each request waits for at most one probe.
+            for (name, request) in Self.operations(host, doc) {
+                try await Self.expectUnavailable(name, try await Self.timed(request), host: host)
+            }
+            let ready = try await host.send(.GET, "/health/ready", token: nil)
+            #expect(ready.status == 503, "\(ready)")
+            expectStatus(try await host.send(.GET, "/health/live", token: nil), 200)
+
+            // Thawed: a probe still waiting on the frozen server answers its request with the outage; the
+            // next probe finds the server, within a second or so.
+            server.resume()
+            let deadline = ContinuousClock.now + .seconds(10)
+            var check = try await host.checkFileInfo(doc.id, token: doc.token)
+            while check.status != 200, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                check = try await host.checkFileInfo(doc.id, token: doc.token)
+            }
+            expectStatus(check, 200)
+            expectStatus(try await host.send(.GET, "/health/ready", token: nil), 200)
+            #expect(try await host.getFile(doc.id, token: doc.token).body == Data("Hello, WOPI".utf8))
+        }
+    }
+
+    /// How long the first request may wait on a hung server: the stall limit and three probe timeouts, with room.
+    static let hungBound = Duration.seconds(6)
+
     @Test("SQLite locked by another process: writes get 503 within 2 s (also when several queue up), reads go on, and the lock's release ends it")
     func sqliteLocked() async throws {
         let metrics = HostMetrics()
