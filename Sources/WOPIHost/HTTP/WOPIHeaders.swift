@@ -20,6 +20,9 @@ extension HTTPField.Name {
     static let wopiFileExtensionFilterList = Self("X-WOPI-FileExtensionFilterList")!
     static let wopiServerError = Self("X-WOPI-ServerError")!
     static let wopiSize = Self("X-WOPI-Size")!
+    /// Collabora Online's PutFile headers (wsd/reference.md), with their older `X-LOOL-` spellings.
+    static let coolTimestamp = Self("X-COOL-WOPI-Timestamp")!
+    static let loolTimestamp = Self("X-LOOL-WOPI-Timestamp")!
 }
 
 extension HTTPFields {

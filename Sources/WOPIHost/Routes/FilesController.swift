@@ -35,7 +35,7 @@ struct FilesController<Context: RequestContext>: Sendable {
         let access = try await resolve(request, context)
         let (file, user, token) = (access.file, access.user, access.token)
         let permissions = AccessRules.filePermissions(role: access.role, containerRole: access.containerRole)
-        let response = CheckFileInfoResponse(
+        var response = CheckFileInfoResponse(
             baseFileName: file.name, ownerId: file.ownerID.rawValue, size: file.size, userId: user.id.rawValue,
             version: file.versionString, fileExtension: file.fileExtension, lastModifiedTime: file.modifiedAt.wopiTimestamp,
             SHA256: file.sha256, fileUrl: "\(backend.wopiSrc(.file(file.id)))/contents?access_token=\(token)",
@@ -45,6 +45,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             userCanNotWriteRelative: permissions.userCanNotWriteRelative, readOnly: permissions.readOnly,
             supportedShareUrlTypes: AccessRules.shareURLTypes(for: access.role),
             breadcrumbBrandName: backend.configuration.brandName, breadcrumbFolderName: access.containerName)
+        if backend.configuration.webClients != nil { response.addBrowserEditorFields(file: file, role: access.role, backend: backend) }
         return try WOPIJSON.response(response)
     }
 
@@ -88,6 +89,11 @@ struct FilesController<Context: RequestContext>: Sendable {
             backend.lockRefused(file.id, operation: "PutFile", currentLock: current)
             throw WOPIError.lockConflict(currentLock: current, reason: reason)
         }
+        // Collabora Online's guard against overwriting a change made elsewhere (SaveTimestampRule).
+        let seen = try request.headers.single(.coolTimestamp) ?? request.headers.single(.loolTimestamp)
+        if SaveTimestampRule.evaluate(header: seen, storedModifiedTime: file.modifiedAt) == .documentChanged {
+            return try WOPIJSON.response(["COOLStatusCode": SaveTimestampRule.documentChangedStatusCode], status: .conflict)
+        }
         let maximum = backend.configuration.maximumFileSize
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > maximum {
             throw WOPIError(.contentTooLarge, "body of \(length) bytes exceeds the maximum file size of \(maximum) bytes")
@@ -107,7 +113,8 @@ struct FilesController<Context: RequestContext>: Sendable {
             let updated = change.file
             var headers = HTTPFields()
             headers[.wopiItemVersion] = updated.versionString
-            return Response(status: .ok, headers: headers)
+            // Collabora Online compares this with the next save's X-COOL-WOPI-Timestamp (wsd/reference.md).
+            return try WOPIJSON.response(["LastModifiedTime": updated.modifiedAt.wopiTimestamp], headers: headers)
         } catch {
             try? await backend.blobs.delete(blob.key)
             throw error
@@ -200,7 +207,8 @@ struct FilesController<Context: RequestContext>: Sendable {
         case .granted:
             var headers = HTTPFields()
             headers[.wopiItemVersion] = updated.versionString
-            return Response(status: .ok, headers: headers)
+            // Collabora Online compares this with the next save's X-COOL-WOPI-Timestamp (wsd/reference.md).
+            return try WOPIJSON.response(["LastModifiedTime": updated.modifiedAt.wopiTimestamp], headers: headers)
         case .conflict(let current, let reason):
             throw WOPIError.lockConflict(currentLock: current, reason: reason)
         }
@@ -244,7 +252,12 @@ struct FilesController<Context: RequestContext>: Sendable {
                                                    stemForExtension: WOPIBackend.split(file.name).stem)
         let created = try await createFile(named: name, in: file.containerID, body: request.body, replacing: overwrite,
                                            retryWithNewName: target.isSuggested)
-        return try WOPIJSON.response(NewFileResponse(name: created.name, url: backend.url(.file(created.id), for: claims)))
+        var response = NewFileResponse(name: created.name, url: backend.url(.file(created.id), for: claims))
+        if backend.configuration.webClients != nil {
+            response.hostViewUrl = backend.hostPageURL(created.id, action: .view)
+            response.hostEditUrl = backend.hostPageURL(created.id, action: .edit)
+        }
+        return try WOPIJSON.response(response)
     }
 
     /// The name a new file gets in `containerID`, and whether it replaces an existing file.
