@@ -94,6 +94,9 @@ struct FilesController<Context: RequestContext>: Sendable {
         if SaveTimestampRule.evaluate(header: seen, storedModifiedTime: file.modifiedAt) == .documentChanged {
             return try WOPIJSON.response(["COOLStatusCode": SaveTimestampRule.documentChangedStatusCode], status: .conflict)
         }
+        let kinds = SaveKinds.from(isModifiedByUser: try request.headers.single(.coolIsModifiedByUser) ?? request.headers.single(.loolIsModifiedByUser),
+                                   isAutosave: try request.headers.single(.coolIsAutosave) ?? request.headers.single(.loolIsAutosave),
+                                   isExitSave: try request.headers.single(.coolIsExitSave) ?? request.headers.single(.loolIsExitSave))
         let maximum = backend.configuration.maximumFileSize
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > maximum {
             throw WOPIError(.contentTooLarge, "body of \(length) bytes exceeds the maximum file size of \(maximum) bytes")
@@ -103,7 +106,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             // The lock is checked again in the same transaction that records the write: it may have changed during the upload.
             // The replaced body is kept as a version; only bodies dropped from the history are retired.
             let change = try await mapLockErrors(file.id, "PutFile") {
-                try await backend.store.saveContent(file.id, with: blob, lock: lock, savedBy: user.id,
+                try await backend.store.saveContent(file.id, with: blob, lock: lock, savedBy: user.id, saveKinds: kinds,
                                                     keepVersions: backend.configuration.keepVersions, now: backend.configuration.now())
             }
             change.droppedBlobs.forEach(backend.retire)

@@ -85,8 +85,10 @@ public protocol WOPIStore: Sendable {
     /// the file's oldest kept versions beyond the newest `keepVersions`. `droppedBlobs` lists the
     /// bodies that neither any file nor any kept version refers to afterwards (with
     /// `keepVersions == 0`, the replaced body, unless something else still refers to it).
-    func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, keepVersions: Int, now: Date) async throws
-        -> ContentChange
+    /// `saveKinds` is kept with the new content (``FileVersionRecord/saveKinds``) and moves with it
+    /// into the history.
+    func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, saveKinds: SaveKinds?,
+                     keepVersions: Int, now: Date) async throws -> ContentChange
 
     /// A file's versions, newest first: the current content first, then the kept ones.
     /// Throws ``WOPIStoreError/notFound`` for an unknown file.
@@ -190,6 +192,12 @@ public protocol WOPIStore: Sendable {
 }
 
 extension WOPIStore {
+    /// ``saveContent(_:with:lock:savedBy:saveKinds:keepVersions:now:)`` for a save of no stated kind.
+    public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, keepVersions: Int, now: Date) async throws
+        -> ContentChange {
+        try await saveContent(id, with: blob, lock: lock, savedBy: savedBy, saveKinds: nil, keepVersions: keepVersions, now: now)
+    }
+
     /// A fallback for stores written before paging existed: reads all children and returns one page.
     /// ``SQLiteStore`` and ``PostgresStore`` read only the page.
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {

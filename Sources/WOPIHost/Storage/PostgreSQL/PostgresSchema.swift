@@ -186,6 +186,11 @@ enum PostgresSchema {
             "CREATE INDEX signin_failures_key ON signin_failures (key, failed_at)",
             "CREATE INDEX signin_failures_time ON signin_failures (failed_at)",
         ]),
+        // What kind of save made each content, as SQLite's v9-save-kinds.
+        Migration(version: 8, name: "save-kinds", sql: [
+            "ALTER TABLE files ADD COLUMN save_kinds integer",
+            "ALTER TABLE file_versions ADD COLUMN save_kinds integer",
+        ]),
     ]
 
     /// The newest version this binary knows.

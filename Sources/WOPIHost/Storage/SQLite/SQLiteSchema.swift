@@ -167,6 +167,13 @@ enum SQLiteSchema {
                 CREATE INDEX signin_failures_time ON signin_failures(failed_at);
                 """)
         }
+        // What kind of save made each content (Collabora Online's PutFile headers): bits of `SaveKinds`, NULL when unstated.
+        migrator.registerMigration("v9-save-kinds") { db in
+            try db.execute(sql: """
+                ALTER TABLE files ADD COLUMN save_kinds INTEGER;
+                ALTER TABLE file_versions ADD COLUMN save_kinds INTEGER;
+                """)
+        }
         return migrator
     }
 }
