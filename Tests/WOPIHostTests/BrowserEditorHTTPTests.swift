@@ -138,6 +138,38 @@ struct BrowserEditorHTTPTests {
         }
     }
 
+    @Test("The host page: signed out goes to sign-in; no-cache; a CSP that lets the form and frame reach the editor's origin only; view for a viewer; 404 without a client")
+    func hostPageOverHTTP() async throws {
+        try await TestHost.run(webClients: try await Self.clients()) { host in
+            _ = try await host.folder.store.createUser(name: "carol", displayName: "Carol",
+                                                       passwordHash: PasswordHash(hashing: WebFrontHTTPTests.password, logN: 10))
+            let carol = try #require(try await host.folder.store.user(named: "carol"))
+            let report = try await host.addFile("Report.docx", Data("r".utf8), owner: carol)
+            let notes = try await host.addFile("Notes.txt", Data("n".utf8), owner: carol)
+            var visitor = WebFrontHTTPTests.Visitor(host: host)
+            let signedOut = try await visitor.send(.GET, "/open/\(report.id.rawValue)?action=edit")
+            #expect(signedOut.status == 303 && signedOut.header("Location") == "/")
+            _ = try await visitor.signIn()
+
+            let page = try await visitor.send(.GET, "/open/\(report.id.rawValue)?action=edit&client=collabora")
+            expectStatus(page, 200)
+            #expect(page.header("Cache-Control") == "no-cache, no-store")
+            #expect(page.header("Content-Security-Policy") == "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; "
+                    + "frame-src http://collabora.test:9980; form-action http://collabora.test:9980; frame-ancestors 'none'; base-uri 'none'")
+            #expect(page.html.contains("action=\"http://collabora.test:9980/browser/1/cool.html?WOPISrc=https%3A%2F%2Fwopi.invalid%2Fwopi%2Ffiles%2F\(report.id.rawValue)\""))
+            #expect(page.html.contains("name=\"access_token_ttl\""))
+            #expect(page.html.contains("<script src=\"/assets/host-page.js\" defer></script>"))
+            #expect(!page.html.contains("<script>"), "no inline script")
+            let script = try await visitor.send(.GET, "/assets/host-page.js")
+            #expect(script.status == 200 && script.html.contains("Host_PostmessageReady"))
+
+            // No client opens a .txt file; an unknown client name opens nothing.
+            expectStatus(try await visitor.send(.GET, "/open/\(notes.id.rawValue)?action=view"), 404)
+            expectStatus(try await visitor.send(.GET, "/open/\(report.id.rawValue)?client=nobody"), 404)
+            expectStatus(try await visitor.send(.GET, "/open/\(ResourceID.random().rawValue)"), 404)
+        }
+    }
+
     @Test("A discovery that cannot be read stops the start with an error naming the client")
     func unreadableDiscovery() async throws {
         let spec = try WebClientSpec(name: "broken", discoveryURL: "http://broken.test/hosting/discovery")

@@ -8,9 +8,10 @@
 /// `data-ignored-messages` so a test can see the check at work.
 /// - `App_LoadingStatus` is answered with `Host_PostmessageReady`;
 /// - `UI_Close` goes back to the folder;
-/// - `UI_Sharing` posts the web front's share form (a read-only share link);
-/// - `UI_FileVersions` goes to the folder, where the web front shows the file (it has no
-///   versions page of its own);
+/// - `UI_Sharing` goes to the folder page, whose "More" panel creates share links (the page
+///   CheckFileInfo names as `FileSharingUrl`);
+/// - `UI_FileVersions` goes to the folder page too: the web front has no versions page of its own
+///   (`wopi files history` lists them);
 /// - Collabora's `UI_SaveAs` is answered with `Action_SaveAs`, naming a copy beside the file
 ///   (`Name (copy).ext`, in the requested format when one is given); the editor then saves it
 ///   with PutRelativeFile.
@@ -55,9 +56,6 @@ enum HostPageScript {
                 window.location.assign(body.getAttribute('data-folder-url'));
                 break;
               case 'UI_Sharing':
-                var share = document.getElementById('share-form');
-                if (share) { share.submit(); }
-                break;
               case 'UI_FileVersions':
                 window.location.assign(body.getAttribute('data-folder-url'));
                 break;

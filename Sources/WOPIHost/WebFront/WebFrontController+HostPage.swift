@@ -30,8 +30,6 @@ extension WebFrontController {
         /// The editor's origin: the script accepts messages from it only.
         var clientOrigin: String
         var folderURL: String
-        var shareAction: String
-        var csrf: String
         var fileName: String
     }
 
@@ -46,7 +44,8 @@ extension WebFrontController {
               let role = access.role else {
             return try messagePage(strings.notFound, session: session, user: user, language: language, status: .notFound)
         }
-        let requested = request.uri.queryParameters.get("action").flatMap { WebClientActions.Kind(rawValue: String($0)) } ?? .view
+        // view or edit; editnew is for files the editor creates, never an existing one.
+        let requested: WebClientActions.Kind = request.uri.queryParameters.get("action") == "edit" ? .edit : .view
         let chosen: WebClients.Client?
         if let name = request.uri.queryParameters.get("client") {
             chosen = await clients.client(named: String(name))
@@ -69,7 +68,7 @@ extension WebFrontController {
                             favIconURL: action.favIconURL, scriptPath: basePath + "/assets/host-page.js", actionURL: url.string,
                             accessToken: token, accessTokenTTL: Int64((claims.expiresAt.timeIntervalSince1970 * 1000).rounded(.down)),
                             frameTitle: PageText.fill(strings.editorFrameTitle, file.name), clientOrigin: actionOrigin,
-                            folderURL: folder, shareAction: "\(basePath)/files/\(file.id.rawValue)/share", csrf: session.csrf, fileName: file.name)
+                            folderURL: folder, fileName: file.name)
         let html = try PageTemplates.bundled.get().render("host-page", page)
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
@@ -85,7 +84,7 @@ extension WebFrontController {
     /// Scripts only from this host, the form and the frame only to the editor's origin.
     static func hostPagePolicy(editorOrigin: String, iconOrigin: String?) -> String {
         "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'\(iconOrigin.map { " " + $0 } ?? ""); "
-            + "frame-src \(editorOrigin); form-action \(editorOrigin) 'self'; frame-ancestors 'none'; base-uri 'none'"
+            + "frame-src \(editorOrigin); form-action \(editorOrigin); frame-ancestors 'none'; base-uri 'none'"
     }
 
     /// `scheme://host[:port]` of an absolute http(s) URL (RFC 6454 §6.1), with the discovery's placeholders cut off first.
