@@ -45,14 +45,30 @@ import WOPICore
           arguments: StoreKind.allCases)
     func saveKinds(_ kind: StoreKind) async throws {
         try await Self.withStore(kind) { store, file, user in
-            _ = try await store.saveContent(file.id, with: Self.blob("B"), lock: nil, savedBy: user.id, saveKinds: [.modifiedByUser, .autosave],
+            _ = try await store.saveContent(file.id, with: Self.blob("B"), lock: nil, savedBy: user.id, saveKinds: [.modifiedByUser, .autosave], seenModifiedTime: nil,
                                             keepVersions: 5, now: Date())
-            _ = try await store.saveContent(file.id, with: Self.blob("C"), lock: nil, savedBy: user.id, saveKinds: [.exitSave],
+            _ = try await store.saveContent(file.id, with: Self.blob("C"), lock: nil, savedBy: user.id, saveKinds: [.exitSave], seenModifiedTime: nil,
                                             keepVersions: 5, now: Date())
             #expect(try await store.versions(of: file.id).map(\.saveKinds) == [[.exitSave], [.modifiedByUser, .autosave], nil])
             _ = try await store.saveContent(file.id, with: Self.blob("D"), lock: nil, savedBy: user.id, keepVersions: 5, now: Date())
             _ = try await store.restoreVersion(file.id, version: file.version, restoredBy: nil, keepVersions: 5, now: Date())
             #expect(try await store.versions(of: file.id).map(\.saveKinds) == [nil, nil, [.exitSave], [.modifiedByUser, .autosave], nil])
+        }
+    }
+
+    @Test("a save based on an outdated modification time is refused in the same step and changes nothing; the current time saves",
+          arguments: StoreKind.allCases)
+    func seenModifiedTime(_ kind: StoreKind) async throws {
+        try await Self.withStore(kind) { store, file, user in
+            let stale = file.modifiedAt.addingTimeInterval(-60).formatted(.iso8601)
+            await #expect(throws: WOPIStoreError.changedInStorage) {
+                _ = try await store.saveContent(file.id, with: Self.blob("B"), lock: nil, savedBy: user.id, saveKinds: nil, seenModifiedTime: stale,
+                                                keepVersions: 5, now: Date())
+            }
+            #expect(try await store.versions(of: file.id).map(\.sha256) == ["sha-A"])
+            let saved = try await store.saveContent(file.id, with: Self.blob("C"), lock: nil, savedBy: user.id, saveKinds: nil,
+                                                    seenModifiedTime: file.modifiedAt.formatted(.iso8601), keepVersions: 5, now: Date())
+            #expect(saved.file.sha256 == "sha-C")
         }
     }
 

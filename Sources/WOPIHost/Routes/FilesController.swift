@@ -91,8 +91,9 @@ struct FilesController<Context: RequestContext>: Sendable {
         }
         // Collabora Online's guard against overwriting a change made elsewhere (SaveTimestampRule).
         let seen = try request.headers.single(.coolTimestamp) ?? request.headers.single(.loolTimestamp)
+        // Checked here so a stale save costs no upload, and again where the save is recorded.
         if SaveTimestampRule.evaluate(header: seen, storedModifiedTime: file.modifiedAt) == .documentChanged {
-            return try WOPIJSON.response(["COOLStatusCode": SaveTimestampRule.documentChangedStatusCode], status: .conflict)
+            return try Self.documentChanged()
         }
         let kinds = SaveKinds.from(isModifiedByUser: try request.headers.single(.coolIsModifiedByUser) ?? request.headers.single(.loolIsModifiedByUser),
                                    isAutosave: try request.headers.single(.coolIsAutosave) ?? request.headers.single(.loolIsAutosave),
@@ -106,7 +107,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             // The lock is checked again in the same transaction that records the write: it may have changed during the upload.
             // The replaced body is kept as a version; only bodies dropped from the history are retired.
             let change = try await mapLockErrors(file.id, "PutFile") {
-                try await backend.store.saveContent(file.id, with: blob, lock: lock, savedBy: user.id, saveKinds: kinds,
+                try await backend.store.saveContent(file.id, with: blob, lock: lock, savedBy: user.id, saveKinds: kinds, seenModifiedTime: seen,
                                                     keepVersions: backend.configuration.keepVersions, now: backend.configuration.now())
             }
             change.droppedBlobs.forEach(backend.retire)
@@ -118,10 +119,18 @@ struct FilesController<Context: RequestContext>: Sendable {
             headers[.wopiItemVersion] = updated.versionString
             // Collabora Online compares this with the next save's X-COOL-WOPI-Timestamp (wsd/reference.md).
             return try WOPIJSON.response(["LastModifiedTime": updated.modifiedAt.wopiTimestamp], headers: headers)
+        } catch WOPIStoreError.changedInStorage {
+            try? await backend.blobs.delete(blob.key)
+            return try Self.documentChanged()
         } catch {
             try? await backend.blobs.delete(blob.key)
             throw error
         }
+    }
+
+    /// Collabora Online's answer to a save based on an outdated modification time: 409, `{"COOLStatusCode":1010}`.
+    static func documentChanged() throws -> Response {
+        try WOPIJSON.response(["COOLStatusCode": SaveTimestampRule.documentChangedStatusCode], status: .conflict)
     }
 
     /// Streams a request body into the blob store, mapping size overflows to 413.

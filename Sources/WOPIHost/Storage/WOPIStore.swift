@@ -86,9 +86,11 @@ public protocol WOPIStore: Sendable {
     /// bodies that neither any file nor any kept version refers to afterwards (with
     /// `keepVersions == 0`, the replaced body, unless something else still refers to it).
     /// `saveKinds` is kept with the new content (``FileVersionRecord/saveKinds``) and moves with it
-    /// into the history.
+    /// into the history. With `seenModifiedTime` (Collabora Online's `X-COOL-WOPI-Timestamp`), the
+    /// same step evaluates `SaveTimestampRule` against the file's modification time and, when the
+    /// file changed since, throws ``WOPIStoreError/changedInStorage`` and changes nothing.
     func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, saveKinds: SaveKinds?,
-                     keepVersions: Int, now: Date) async throws -> ContentChange
+                     seenModifiedTime: String?, keepVersions: Int, now: Date) async throws -> ContentChange
 
     /// A file's versions, newest first: the current content first, then the kept ones.
     /// Throws ``WOPIStoreError/notFound`` for an unknown file.
@@ -192,10 +194,11 @@ public protocol WOPIStore: Sendable {
 }
 
 extension WOPIStore {
-    /// ``saveContent(_:with:lock:savedBy:saveKinds:keepVersions:now:)`` for a save of no stated kind.
+    /// ``saveContent(_:with:lock:savedBy:saveKinds:seenModifiedTime:keepVersions:now:)`` for a save of no stated kind
+    /// and no modification time to compare.
     public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, keepVersions: Int, now: Date) async throws
         -> ContentChange {
-        try await saveContent(id, with: blob, lock: lock, savedBy: savedBy, saveKinds: nil, keepVersions: keepVersions, now: now)
+        try await saveContent(id, with: blob, lock: lock, savedBy: savedBy, saveKinds: nil, seenModifiedTime: nil, keepVersions: keepVersions, now: now)
     }
 
     /// A fallback for stores written before paging existed: reads all children and returns one page.
@@ -242,6 +245,8 @@ public enum WOPIStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case notEmpty
     /// The change breaks a rule of the store's model (sharing an item with its owner); says which.
     case notAllowed(String)
+    /// The file changed after the modification time a save was based on (`SaveTimestampRule`).
+    case changedInStorage
 
     /// One line naming the problem.
     public var description: String {
@@ -251,6 +256,7 @@ public enum WOPIStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .lockConflict(_, let reason): "lock conflict: \(reason)"
         case .notEmpty: "the container is not empty"
         case .notAllowed(let reason): reason
+        case .changedInStorage: "the file changed in storage since the editor last saw it"
         }
     }
 }

@@ -7,11 +7,14 @@ import WOPICore
 /// file serialize whichever host runs them.
 extension PostgresStore {
     public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, saveKinds: SaveKinds?,
-                            keepVersions: Int, now: Date) async throws -> ContentChange {
+                            seenModifiedTime: String?, keepVersions: Int, now: Date) async throws -> ContentChange {
         try await transaction { connection in
             guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
             if case .conflict(let current, let reason) = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now) {
                 throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
+            }
+            if SaveTimestampRule.evaluate(header: seenModifiedTime, storedModifiedTime: file.modifiedAt) == .documentChanged {
+                throw WOPIStoreError.changedInStorage
             }
             return try await self.replace(connection, file, key: blob.key, size: blob.size, sha256: blob.sha256, by: savedBy, kinds: saveKinds,
                                           keepVersions: keepVersions, now: now)

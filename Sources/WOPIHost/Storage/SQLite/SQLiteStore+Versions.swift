@@ -6,12 +6,15 @@ import WOPICore
 // transaction, so a save, a restore and a lock change on the same file never interleave.
 extension SQLiteStore {
     public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, saveKinds: SaveKinds?,
-                            keepVersions: Int, now: Date) async throws -> ContentChange {
+                            seenModifiedTime: String?, keepVersions: Int, now: Date) async throws -> ContentChange {
         try await pool.write { db in
             guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
             let decision = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now)
             if case .conflict(let current, let reason) = decision {
                 throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
+            }
+            if SaveTimestampRule.evaluate(header: seenModifiedTime, storedModifiedTime: file.modifiedAt) == .documentChanged {
+                throw WOPIStoreError.changedInStorage
             }
             return try Self.replace(db, file, key: blob.key, size: blob.size, sha256: blob.sha256, by: savedBy, kinds: saveKinds,
                                     keepVersions: keepVersions, now: now)
