@@ -128,6 +128,13 @@ struct BrowserEditorHTTPTests {
                                                              at: Date())
             expectStatus(try await host.send(.GET, path, token: doc.token, headers: forged.fields.map { ($0.name, $0.value) }), 500, "forged proof")
         }
+        // Collabora only: no keys anywhere, so nothing is checked, not even a proof some other client sent.
+        try await TestHost.run(webClients: try await Self.clients()) { host in
+            let doc = try await host.document()
+            let path = TestHost.filePath(doc.id)
+            let proof = try signer.sign(accessToken: doc.token, url: "\(TestHost.publicURL)\(path)?access_token=\(TestHost.queryEscaped(doc.token))", at: Date())
+            expectStatus(try await host.send(.GET, path, token: doc.token, headers: proof.fields.map { ($0.name, $0.value) }), 200, "no keys to check")
+        }
         // Office only: unsigned is refused, Office's proof verifies.
         try await TestHost.run(webClients: try await Self.clients(officeSigner: signer, collabora: false)) { host in
             let doc = try await host.document()

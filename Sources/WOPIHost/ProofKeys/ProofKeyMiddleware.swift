@@ -12,7 +12,8 @@ import WOPICore
 ///
 /// With browser editors (``WebClients``) a proof verifies when any configured client's keys (or
 /// `--discovery`'s) verify it; a request without any proof passes only while some browser editor
-/// has proof checks off, since its requests carry none.
+/// has proof checks off, since its requests carry none. With no keys at all (only browser editors
+/// whose discovery has none), nothing is checked.
 struct ProofKeyMiddleware<Context: RequestContext>: RouterMiddleware {
     let cache: ProofKeyCache?
     var webClients: WebClients? = nil
@@ -37,6 +38,7 @@ struct ProofKeyMiddleware<Context: RequestContext>: RouterMiddleware {
         if request.headers[.wopiProof] == nil, request.headers[.wopiProofOld] == nil, await webClients?.acceptsUnsignedRequests == true {
             return try await next(request, context)
         }
+        guard await hasKeys() else { return try await next(request, context) }
         var result = await verify(check)
         if result.suggestsKeyRefresh {
             // Discovery again for every source: the client that signed may have rotated its keys.
@@ -50,6 +52,12 @@ struct ProofKeyMiddleware<Context: RequestContext>: RouterMiddleware {
             throw WOPIError(.internalServerError, "proof key validation failed")
         }
         return try await next(request, context)
+    }
+
+    /// Whether any source has keys to check with.
+    private func hasKeys() async -> Bool {
+        if cache != nil { return true }
+        return await !(webClients?.proofKeys.isEmpty ?? true)
     }
 
     /// The first valid result among every configured key pair, else the first key pair's failure.
