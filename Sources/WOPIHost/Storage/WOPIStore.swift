@@ -102,7 +102,7 @@ public protocol WOPIStore: Sendable {
     /// while the file has a lock that has not expired at `now`, and with ``WOPIStoreError/notFound``
     /// when the file or `version` is unknown; both change nothing. `version` may name the current
     /// content too. Otherwise the current content is kept as a version (as in
-    /// ``saveContent(_:with:lock:savedBy:keepVersions:now:)``), the file takes the kept body's key,
+    /// ``saveContent(_:with:lock:savedBy:saveKinds:seenModifiedTime:keepVersions:now:)``), the file takes the kept body's key,
     /// size and SHA-256 with a new version number, `now` and `restoredBy`, and the oldest kept
     /// versions beyond `keepVersions` are dropped. The restored body is never in `droppedBlobs`.
     func restoreVersion(_ id: ResourceID, version: Int64, restoredBy: ResourceID?, keepVersions: Int, now: Date) async throws -> ContentChange

@@ -8,7 +8,7 @@ import WOPICore
 /// the PostMessage handshake, a foreign origin's message ignored, and `UI_Close`.
 @Suite("Host page in a browser", .serialized)
 struct HostPageBrowserTests {
-    @Test("Open in browser: the form posts token and ttl to the action URL, App_LoadingStatus → Host_PostmessageReady, a foreign message is ignored, UI_Close goes back")
+    @Test("Open in browser: the form posts token and ttl to the action URL, App_LoadingStatus → Host_PostmessageReady, UI_SaveAs → Action_SaveAs, a foreign message is ignored, UI_Close goes back")
     func hostPage() async throws {
         try await StandInEditor.run { editor in
             let spec = try WebClientSpec(name: "standin", discoveryURL: "\(editor.origin)/hosting/discovery")
@@ -49,6 +49,8 @@ struct HostPageBrowserTests {
 
                     // The handshake, then the foreign frame's UI_Close is ignored: the page stays.
                     try await browser.waitFor("Host_PostmessageReady at the editor") { editor.reported.contains("Host_PostmessageReady") }
+                    // Collabora's UI_SaveAs is answered with Action_SaveAs naming a copy in the asked format.
+                    try await browser.waitFor("Action_SaveAs at the editor") { editor.reported.contains("Action_SaveAs:Report (copy).odt") }
                     try await browser.waitFor("the foreign frame's message") { editor.reported.contains("foreign-sent") }
                     try await browser.waitFor("the host page to ignore the foreign message") {
                         try await driver.execute("return document.body.getAttribute('data-ignored-messages');") as? String == "1"

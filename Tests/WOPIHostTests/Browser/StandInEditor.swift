@@ -13,7 +13,8 @@ import TestSupport
 ///   CheckFileInfo with the token as an editor does, and answers a page that sends
 ///   `App_LoadingStatus` to `PostMessageOrigin`, reports every message the host sends back
 ///   (`POST /report/<MessageId>`), and, once the host is ready, embeds a page from a foreign
-///   origin (`http://localhost:<port>/foreign`) that sends `UI_Close` to the host page.
+///   origin (`http://localhost:<port>/foreign`) that sends `UI_Close` to the host page, and asks
+///   to save as ODT (Collabora's `UI_SaveAs`), reporting the `Action_SaveAs` file name it gets.
 /// - Told `send-close` by the host page's own window, it sends `UI_Close` itself.
 final class StandInEditor: @unchecked Sendable {
     let port: Int
@@ -48,7 +49,7 @@ final class StandInEditor: @unchecked Sendable {
         router.post("edit") { request, _ in try await editor.edit(request) }
         router.post("report/:id") { _, context in
             let id = context.parameters.get("id") ?? ""
-            editor.lock.withLock { editor.reports.append(id) }
+            editor.lock.withLock { editor.reports.append(id.removingPercentEncoding ?? id) }
             return Response(status: .noContent)
         }
         router.get("foreign") { _, _ in
@@ -103,8 +104,9 @@ final class StandInEditor: @unchecked Sendable {
                 return;
               }
               var message = JSON.parse(event.data);
-              report(message.MessageId);
+              report(message.MessageId === 'Action_SaveAs' ? 'Action_SaveAs:' + message.Values.Filename : message.MessageId);
               if (message.MessageId === 'Host_PostmessageReady') {
+                parent.postMessage(JSON.stringify({ MessageId: 'UI_SaveAs', SendTime: Date.now(), Values: { format: 'odt' } }), host);
                 var frame = document.createElement('iframe');
                 frame.src = 'http://localhost:\(port)/foreign';
                 document.body.appendChild(frame);
