@@ -177,6 +177,66 @@ struct BrowserEditorHTTPTests {
         }
     }
 
+    /// Discovery documents a test can change while the host runs.
+    final class Published: @unchecked Sendable {
+        private let lock = NSLock()
+        private var document: Data?
+        private(set) var fetches = 0
+        init(_ document: Data?) { self.document = document }
+        func set(_ document: Data?) { lock.withLock { self.document = document } }
+        func fetch() throws -> Data {
+            try lock.withLock {
+                fetches += 1
+                guard let document else { throw DiscoveryLoadError.httpStatus(503) }
+                return document
+            }
+        }
+        var fetchCount: Int { lock.withLock { fetches } }
+    }
+
+    @Test("Rotated keys: a proof by the new key fails, discovery is read again (at most once a minute) and the proof then verifies; a failed refresh keeps the cached document")
+    func refreshAfterProofFailure() async throws {
+        let old = try ProofKeySigner.generate()
+        let published = Published(Data(old.discoveryDocument().xmlString.utf8))
+        let spec = try WebClientSpec(name: "office", discoveryURL: "https://office.test/hosting/discovery")
+        let clients = try await WebClients([spec]) { _ in try published.fetch() }
+        try await TestHost.run(webClients: clients) { host in
+            let doc = try await host.document()
+            let path = TestHost.filePath(doc.id)
+            func proof(_ signer: ProofKeySigner) throws -> [(String, String)] {
+                try signer.sign(accessToken: doc.token, url: "\(TestHost.publicURL)\(path)?access_token=\(TestHost.queryEscaped(doc.token))", at: Date())
+                    .fields.map { ($0.name, $0.value) }
+            }
+            expectStatus(try await host.send(.GET, path, token: doc.token, headers: try proof(old)), 200)
+            // The client rotates: its new discovery has the new key as current and the old one as old.
+            let rotated = try ProofKeySigner.generate()
+            var document = rotated.discoveryDocument()
+            document.proofKeys = ProofKeyPair(current: try #require(document.proofKeys).current, old: try #require(old.discoveryDocument().proofKeys).current)
+            published.set(Data(document.xmlString.utf8))
+            let before = published.fetchCount
+            expectStatus(try await host.send(.GET, path, token: doc.token, headers: try proof(rotated)), 200, "verified after re-reading discovery")
+            #expect(published.fetchCount == before + 1)
+            // A forged proof right after does not make the host read discovery again within the minute.
+            expectStatus(try await host.send(.GET, path, token: doc.token, headers: try proof(try ProofKeySigner.generate())), 500)
+            #expect(published.fetchCount == before + 1)
+        }
+        // A refresh that fails keeps what was read.
+        published.set(nil)
+        #expect(await clients.refreshAll() == false)
+        #expect(await clients.proofKeys.count == 1)
+        #expect(await clients.client(named: "office") != nil)
+        // The periodic refresh (12 hours in `wopi serve`) reads every discovery again on its own.
+        let rotatedAgain = try ProofKeySigner.generate()
+        published.set(Data(rotatedAgain.discoveryDocument().xmlString.utf8))
+        let refresher = Task { await clients.keepFresh(every: .milliseconds(20)) }
+        defer { refresher.cancel() }
+        let deadline = Date().addingTimeInterval(30)
+        while await clients.proofKeys.first != rotatedAgain.discoveryDocument().proofKeys, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await clients.proofKeys.first == rotatedAgain.discoveryDocument().proofKeys)
+    }
+
     @Test("A discovery that cannot be read stops the start with an error naming the client")
     func unreadableDiscovery() async throws {
         let spec = try WebClientSpec(name: "broken", discoveryURL: "http://broken.test/hosting/discovery")
