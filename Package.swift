@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(name: "OfficeURLSchemeTests", dependencies: ["OfficeURLScheme", .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: strictSettings),
         // Resources: Microsoft's proof-key test vectors (figures from its WOPI docs samples, MIT).
-        .testTarget(name: "WOPICoreTests", dependencies: ["WOPICore"], resources: [.copy("Resources/proof-key-vectors.json")],
+        .testTarget(name: "WOPICoreTests", dependencies: ["WOPICore"], resources: [.copy("Resources/proof-key-vectors.json"), .copy("Resources/Discovery")],
                     swiftSettings: strictSettings),
         .testTarget(
             name: "WOPIHostTests",

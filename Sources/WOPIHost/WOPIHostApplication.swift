@@ -25,8 +25,9 @@ public enum WOPIHostApplication {
         router.get("health") { _, _ in "ok" }
         ShareController(backend: backend).addRoutes(to: router)
         let wopi = router.group("wopi")
-        if let proofKeys {
-            wopi.add(middleware: ProofKeyMiddleware(cache: proofKeys, publicURL: backend.configuration.publicURL, now: backend.configuration.now,
+        if proofKeys != nil || backend.configuration.webClients != nil {
+            wopi.add(middleware: ProofKeyMiddleware(cache: proofKeys, webClients: backend.configuration.webClients,
+                                                 publicURL: backend.configuration.publicURL, now: backend.configuration.now,
                                                  metrics: backend.configuration.monitor.metrics))
         }
         FilesController(backend: backend).addRoutes(to: wopi)

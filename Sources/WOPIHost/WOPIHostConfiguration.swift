@@ -29,6 +29,9 @@ public struct WOPIHostConfiguration: Sendable {
     public var monitor = HostMonitor()
     /// How many replaced bodies each file keeps as versions (`wopi serve --keep-versions`); 0 keeps none.
     public var keepVersions = 10
+    /// The browser editors files open in (`wopi serve --wopi-client`): the host page at `/open/<id>`,
+    /// their proof keys on `/wopi`, and the CheckFileInfo fields they need. `nil` when there are none.
+    public var webClients: WebClients? = nil
     /// The largest request header field and block; larger ones get 431.
     public var headerLimits = HeaderLimits.standard
 

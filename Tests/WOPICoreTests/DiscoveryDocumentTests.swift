@@ -19,7 +19,8 @@ struct DiscoveryDocumentTests {
                 appName: "Word",
                 name: "edit",
                 fileExtension: "docx",
-                urlSource: "https://example.invalid/we/wordeditorframe.aspx?<ui=UI_LLCC&>"
+                urlSource: "https://example.invalid/we/wordeditorframe.aspx?<ui=UI_LLCC&>",
+                favIconURL: "https://example.invalid/word.ico"
             ),
         ])
     }

@@ -41,6 +41,37 @@ import WOPICore
         }
     }
 
+    @Test("a save's kinds stay with its content into the history; a save of no stated kind and a restore have none",
+          arguments: StoreKind.allCases)
+    func saveKinds(_ kind: StoreKind) async throws {
+        try await Self.withStore(kind) { store, file, user in
+            _ = try await store.saveContent(file.id, with: Self.blob("B"), lock: nil, savedBy: user.id, saveKinds: [.modifiedByUser, .autosave], seenModifiedTime: nil,
+                                            keepVersions: 5, now: Date())
+            _ = try await store.saveContent(file.id, with: Self.blob("C"), lock: nil, savedBy: user.id, saveKinds: [.exitSave], seenModifiedTime: nil,
+                                            keepVersions: 5, now: Date())
+            #expect(try await store.versions(of: file.id).map(\.saveKinds) == [[.exitSave], [.modifiedByUser, .autosave], nil])
+            _ = try await store.saveContent(file.id, with: Self.blob("D"), lock: nil, savedBy: user.id, keepVersions: 5, now: Date())
+            _ = try await store.restoreVersion(file.id, version: file.version, restoredBy: nil, keepVersions: 5, now: Date())
+            #expect(try await store.versions(of: file.id).map(\.saveKinds) == [nil, nil, [.exitSave], [.modifiedByUser, .autosave], nil])
+        }
+    }
+
+    @Test("a save based on an outdated modification time is refused in the same step and changes nothing; the current time saves",
+          arguments: StoreKind.allCases)
+    func seenModifiedTime(_ kind: StoreKind) async throws {
+        try await Self.withStore(kind) { store, file, user in
+            let stale = file.modifiedAt.addingTimeInterval(-60).formatted(.iso8601)
+            await #expect(throws: WOPIStoreError.changedInStorage) {
+                _ = try await store.saveContent(file.id, with: Self.blob("B"), lock: nil, savedBy: user.id, saveKinds: nil, seenModifiedTime: stale,
+                                                keepVersions: 5, now: Date())
+            }
+            #expect(try await store.versions(of: file.id).map(\.sha256) == ["sha-A"])
+            let saved = try await store.saveContent(file.id, with: Self.blob("C"), lock: nil, savedBy: user.id, saveKinds: nil,
+                                                    seenModifiedTime: file.modifiedAt.formatted(.iso8601), keepVersions: 5, now: Date())
+            #expect(saved.file.sha256 == "sha-C")
+        }
+    }
+
     @Test("a restore shares the kept body; pruning never reports a body still in use; a lock refuses the restore",
           arguments: StoreKind.allCases)
     func restoreSharesBodies(_ kind: StoreKind) async throws {

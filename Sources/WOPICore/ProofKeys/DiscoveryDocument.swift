@@ -22,14 +22,19 @@ public struct DiscoveryDocument: Sendable, Hashable {
         public var fileExtension: String?
         /// The `urlsrc` attribute: the URL template of the action.
         public var urlSource: String
+        /// The enclosing `app`'s `favIconUrl`: the icon a host page shows for the app (WOPI docs,
+        /// online/hostpage.rst, "favicon").
+        public var favIconURL: String?
 
         /// Creates an action.
-        public init(netZone: String? = "external-https", appName: String, name: String, fileExtension: String?, urlSource: String) {
+        public init(netZone: String? = "external-https", appName: String, name: String, fileExtension: String?, urlSource: String,
+                    favIconURL: String? = nil) {
             self.netZone = netZone
             self.appName = appName
             self.name = name
             self.fileExtension = fileExtension
             self.urlSource = urlSource
+            self.favIconURL = favIconURL
         }
     }
 
@@ -222,6 +227,7 @@ private final class DiscoveryReader: NSObject, XMLParserDelegate {
     var openElements: [String] = []
     private var netZone: String?
     private var appName: String?
+    private var appFavIconURL: String?
 
     func parser(
         _ parser: XMLParser,
@@ -237,13 +243,15 @@ private final class DiscoveryReader: NSObject, XMLParserDelegate {
             netZone = attributeDict["name"]
         case "app":
             appName = attributeDict["name"]
+            appFavIconURL = attributeDict["favIconUrl"]
         case "action":
             guard let name = attributeDict["name"] else { return fail(parser, .missingAttribute(element: "action", attribute: "name")) }
             guard let urlSource = attributeDict["urlsrc"] else {
                 return fail(parser, .missingAttribute(element: "action", attribute: "urlsrc"))
             }
             guard let appName else { return fail(parser, .missingAttribute(element: "app", attribute: "name")) }
-            actions.append(.init(netZone: netZone, appName: appName, name: name, fileExtension: attributeDict["ext"], urlSource: urlSource))
+            actions.append(.init(netZone: netZone, appName: appName, name: name, fileExtension: attributeDict["ext"], urlSource: urlSource,
+                                   favIconURL: appFavIconURL))
         case "proof-key":
             guard proofKeyAttributes == nil else { return fail(parser, .duplicateProofKey) }
             proofKeyAttributes = attributeDict
@@ -256,7 +264,7 @@ private final class DiscoveryReader: NSObject, XMLParserDelegate {
         _ = openElements.popLast()
         switch elementName {
         case "net-zone": netZone = nil
-        case "app": appName = nil
+        case "app": appName = nil; appFavIconURL = nil
         default: break
         }
     }

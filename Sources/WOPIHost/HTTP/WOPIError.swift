@@ -57,6 +57,7 @@ extension WOPIError {
         case .lockConflict(let current, let reason): self = .lockConflict(currentLock: current, reason: reason)
         case .notEmpty: self.init(.conflict, "the container is not empty")
         case .notAllowed(let reason): self.init(.badRequest, reason)
+        case .changedInStorage: self.init(.conflict, error.description)
         }
     }
 }

@@ -20,6 +20,15 @@ extension HTTPField.Name {
     static let wopiFileExtensionFilterList = Self("X-WOPI-FileExtensionFilterList")!
     static let wopiServerError = Self("X-WOPI-ServerError")!
     static let wopiSize = Self("X-WOPI-Size")!
+    /// Collabora Online's PutFile headers (wsd/reference.md), with their older `X-LOOL-` spellings.
+    static let coolTimestamp = Self("X-COOL-WOPI-Timestamp")!
+    static let loolTimestamp = Self("X-LOOL-WOPI-Timestamp")!
+    static let coolIsModifiedByUser = Self("X-COOL-WOPI-IsModifiedByUser")!
+    static let loolIsModifiedByUser = Self("X-LOOL-WOPI-IsModifiedByUser")!
+    static let coolIsAutosave = Self("X-COOL-WOPI-IsAutosave")!
+    static let loolIsAutosave = Self("X-LOOL-WOPI-IsAutosave")!
+    static let coolIsExitSave = Self("X-COOL-WOPI-IsExitSave")!
+    static let loolIsExitSave = Self("X-LOOL-WOPI-IsExitSave")!
 }
 
 extension HTTPFields {

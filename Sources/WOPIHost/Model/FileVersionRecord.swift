@@ -18,9 +18,12 @@ public struct FileVersionRecord: Sendable, Hashable {
     public var modifiedAt: Date
     /// Who saved it, when known (PutFile and restores record it; imports do not).
     public var modifiedBy: ResourceID?
+    /// What kind of save made it, when the editor said (Collabora Online's PutFile headers); `nil` otherwise.
+    public var saveKinds: SaveKinds?
 
     /// Creates a version record.
-    public init(fileID: ResourceID, version: Int64, size: Int64, sha256: String, blobKey: BlobKey, modifiedAt: Date, modifiedBy: ResourceID?) {
+    public init(fileID: ResourceID, version: Int64, size: Int64, sha256: String, blobKey: BlobKey, modifiedAt: Date, modifiedBy: ResourceID?,
+                saveKinds: SaveKinds? = nil) {
         self.fileID = fileID
         self.version = version
         self.size = size
@@ -28,6 +31,7 @@ public struct FileVersionRecord: Sendable, Hashable {
         self.blobKey = blobKey
         self.modifiedAt = modifiedAt
         self.modifiedBy = modifiedBy
+        self.saveKinds = saveKinds
     }
 
     /// `Version` as WOPI sends it (`v12`).

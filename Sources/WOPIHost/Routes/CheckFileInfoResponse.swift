@@ -50,6 +50,15 @@ struct CheckFileInfoResponse: Encodable {
     // Breadcrumbs
     var breadcrumbBrandName: String
     var breadcrumbFolderName: String
+
+    // Browser editors: set only when the host has some (`CheckFileInfoResponse+BrowserEditors.swift`).
+    var postMessageOrigin: String? = nil
+    var hostViewUrl: String? = nil
+    var hostEditUrl: String? = nil
+    var fileSharingUrl: String? = nil
+    var downloadUrl: String? = nil
+    var enableOwnerTermination: Bool? = nil
+    var userExtraInfo: [String: String]? = nil
 }
 
 /// The share URL kinds this host hands out (GetShareUrl.rst, `X-WOPI-UrlType`).
@@ -122,6 +131,9 @@ struct ChildrenResponse: Encodable {
 struct NewFileResponse: Encodable {
     var name: String
     var url: String
+    /// The new file's host pages, when the host has browser editors (PutRelativeFile.rst).
+    var hostViewUrl: String? = nil
+    var hostEditUrl: String? = nil
 }
 
 extension Date {

@@ -35,7 +35,7 @@ struct FilesController<Context: RequestContext>: Sendable {
         let access = try await resolve(request, context)
         let (file, user, token) = (access.file, access.user, access.token)
         let permissions = AccessRules.filePermissions(role: access.role, containerRole: access.containerRole)
-        let response = CheckFileInfoResponse(
+        var response = CheckFileInfoResponse(
             baseFileName: file.name, ownerId: file.ownerID.rawValue, size: file.size, userId: user.id.rawValue,
             version: file.versionString, fileExtension: file.fileExtension, lastModifiedTime: file.modifiedAt.wopiTimestamp,
             SHA256: file.sha256, fileUrl: "\(backend.wopiSrc(.file(file.id)))/contents?access_token=\(token)",
@@ -45,6 +45,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             userCanNotWriteRelative: permissions.userCanNotWriteRelative, readOnly: permissions.readOnly,
             supportedShareUrlTypes: AccessRules.shareURLTypes(for: access.role),
             breadcrumbBrandName: backend.configuration.brandName, breadcrumbFolderName: access.containerName)
+        if backend.configuration.webClients != nil { response.addBrowserEditorFields(file: file, role: access.role, backend: backend) }
         return try WOPIJSON.response(response)
     }
 
@@ -88,6 +89,15 @@ struct FilesController<Context: RequestContext>: Sendable {
             backend.lockRefused(file.id, operation: "PutFile", currentLock: current)
             throw WOPIError.lockConflict(currentLock: current, reason: reason)
         }
+        // Collabora Online's guard against overwriting a change made elsewhere (SaveTimestampRule).
+        let seen = try request.headers.single(.coolTimestamp) ?? request.headers.single(.loolTimestamp)
+        // Checked here so a stale save costs no upload, and again where the save is recorded.
+        if SaveTimestampRule.evaluate(header: seen, storedModifiedTime: file.modifiedAt) == .documentChanged {
+            return try Self.documentChanged()
+        }
+        let kinds = SaveKinds.from(isModifiedByUser: try request.headers.single(.coolIsModifiedByUser) ?? request.headers.single(.loolIsModifiedByUser),
+                                   isAutosave: try request.headers.single(.coolIsAutosave) ?? request.headers.single(.loolIsAutosave),
+                                   isExitSave: try request.headers.single(.coolIsExitSave) ?? request.headers.single(.loolIsExitSave))
         let maximum = backend.configuration.maximumFileSize
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > maximum {
             throw WOPIError(.contentTooLarge, "body of \(length) bytes exceeds the maximum file size of \(maximum) bytes")
@@ -97,7 +107,7 @@ struct FilesController<Context: RequestContext>: Sendable {
             // The lock is checked again in the same transaction that records the write: it may have changed during the upload.
             // The replaced body is kept as a version; only bodies dropped from the history are retired.
             let change = try await mapLockErrors(file.id, "PutFile") {
-                try await backend.store.saveContent(file.id, with: blob, lock: lock, savedBy: user.id,
+                try await backend.store.saveContent(file.id, with: blob, lock: lock, savedBy: user.id, saveKinds: kinds, seenModifiedTime: seen,
                                                     keepVersions: backend.configuration.keepVersions, now: backend.configuration.now())
             }
             change.droppedBlobs.forEach(backend.retire)
@@ -107,11 +117,20 @@ struct FilesController<Context: RequestContext>: Sendable {
             let updated = change.file
             var headers = HTTPFields()
             headers[.wopiItemVersion] = updated.versionString
-            return Response(status: .ok, headers: headers)
+            // Collabora Online compares this with the next save's X-COOL-WOPI-Timestamp (wsd/reference.md).
+            return try WOPIJSON.response(["LastModifiedTime": updated.modifiedAt.wopiTimestamp], headers: headers)
+        } catch WOPIStoreError.changedInStorage {
+            try? await backend.blobs.delete(blob.key)
+            return try Self.documentChanged()
         } catch {
             try? await backend.blobs.delete(blob.key)
             throw error
         }
+    }
+
+    /// Collabora Online's answer to a save based on an outdated modification time: 409, `{"COOLStatusCode":1010}`.
+    static func documentChanged() throws -> Response {
+        try WOPIJSON.response(["COOLStatusCode": SaveTimestampRule.documentChangedStatusCode], status: .conflict)
     }
 
     /// Streams a request body into the blob store, mapping size overflows to 413.
@@ -200,7 +219,8 @@ struct FilesController<Context: RequestContext>: Sendable {
         case .granted:
             var headers = HTTPFields()
             headers[.wopiItemVersion] = updated.versionString
-            return Response(status: .ok, headers: headers)
+            // Collabora Online compares this with the next save's X-COOL-WOPI-Timestamp (wsd/reference.md).
+            return try WOPIJSON.response(["LastModifiedTime": updated.modifiedAt.wopiTimestamp], headers: headers)
         case .conflict(let current, let reason):
             throw WOPIError.lockConflict(currentLock: current, reason: reason)
         }
@@ -244,7 +264,12 @@ struct FilesController<Context: RequestContext>: Sendable {
                                                    stemForExtension: WOPIBackend.split(file.name).stem)
         let created = try await createFile(named: name, in: file.containerID, body: request.body, replacing: overwrite,
                                            retryWithNewName: target.isSuggested)
-        return try WOPIJSON.response(NewFileResponse(name: created.name, url: backend.url(.file(created.id), for: claims)))
+        var response = NewFileResponse(name: created.name, url: backend.url(.file(created.id), for: claims))
+        if backend.configuration.webClients != nil {
+            response.hostViewUrl = backend.hostPageURL(created.id, action: .view)
+            response.hostEditUrl = backend.hostPageURL(created.id, action: .edit)
+        }
+        return try WOPIJSON.response(response)
     }
 
     /// The name a new file gets in `containerID`, and whether it replaces an existing file.

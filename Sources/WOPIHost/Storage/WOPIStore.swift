@@ -90,8 +90,12 @@ public protocol WOPIStore: Sendable {
     /// the file's oldest kept versions beyond the newest `keepVersions`. `droppedBlobs` lists the
     /// bodies that neither any file nor any kept version refers to afterwards (with
     /// `keepVersions == 0`, the replaced body, unless something else still refers to it).
-    func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, keepVersions: Int, now: Date) async throws
-        -> ContentChange
+    /// `saveKinds` is kept with the new content (``FileVersionRecord/saveKinds``) and moves with it
+    /// into the history. With `seenModifiedTime` (Collabora Online's `X-COOL-WOPI-Timestamp`), the
+    /// same step evaluates `SaveTimestampRule` against the file's modification time and, when the
+    /// file changed since, throws ``WOPIStoreError/changedInStorage`` and changes nothing.
+    func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, saveKinds: SaveKinds?,
+                     seenModifiedTime: String?, keepVersions: Int, now: Date) async throws -> ContentChange
 
     /// A file's versions, newest first: the current content first, then the kept ones.
     /// Throws ``WOPIStoreError/notFound`` for an unknown file.
@@ -103,7 +107,7 @@ public protocol WOPIStore: Sendable {
     /// while the file has a lock that has not expired at `now`, and with ``WOPIStoreError/notFound``
     /// when the file or `version` is unknown; both change nothing. `version` may name the current
     /// content too. Otherwise the current content is kept as a version (as in
-    /// ``saveContent(_:with:lock:savedBy:keepVersions:now:)``), the file takes the kept body's key,
+    /// ``saveContent(_:with:lock:savedBy:saveKinds:seenModifiedTime:keepVersions:now:)``), the file takes the kept body's key,
     /// size and SHA-256 with a new version number, `now` and `restoredBy`, and the oldest kept
     /// versions beyond `keepVersions` are dropped. The restored body is never in `droppedBlobs`.
     func restoreVersion(_ id: ResourceID, version: Int64, restoredBy: ResourceID?, keepVersions: Int, now: Date) async throws -> ContentChange
@@ -220,6 +224,13 @@ public protocol WOPIStore: Sendable {
 }
 
 extension WOPIStore {
+    /// ``saveContent(_:with:lock:savedBy:saveKinds:seenModifiedTime:keepVersions:now:)`` for a save of no stated kind
+    /// and no modification time to compare.
+    public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, keepVersions: Int, now: Date) async throws
+        -> ContentChange {
+        try await saveContent(id, with: blob, lock: lock, savedBy: savedBy, saveKinds: nil, seenModifiedTime: nil, keepVersions: keepVersions, now: now)
+    }
+
     /// A fallback for stores written before paging existed: reads all children and returns one page.
     /// ``SQLiteStore`` and ``PostgresStore`` read only the page.
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
@@ -264,6 +275,8 @@ public enum WOPIStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case notEmpty
     /// The change breaks a rule of the store's model (sharing an item with its owner); says which.
     case notAllowed(String)
+    /// The file changed after the modification time a save was based on (`SaveTimestampRule`).
+    case changedInStorage
 
     /// One line naming the problem.
     public var description: String {
@@ -273,6 +286,7 @@ public enum WOPIStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .lockConflict(_, let reason): "lock conflict: \(reason)"
         case .notEmpty: "the container is not empty"
         case .notAllowed(let reason): reason
+        case .changedInStorage: "the file changed in storage since the editor last saw it"
         }
     }
 }

@@ -48,6 +48,14 @@ struct FolderPage: Sendable {
         var modifiedISO = ""
         var modified = ""
         var office: OfficeLinks?
+        /// The host page that opens the file in a browser editor, when one handles it.
+        var browser: BrowserLink?
+    }
+
+    /// "Open in browser": the host page (`/open/<id>`) of a browser editor.
+    struct BrowserLink: Sendable {
+        var href: String
+        var label: String
     }
 
     /// One item someone shared with the user: opened read-only through a share page, and in Office by role.
@@ -96,7 +104,8 @@ struct FolderPage: Sendable {
 
     /// The page of `path`'s last folder, holding `folders` and `files`.
     init(path: [ContainerRecord], folders: [ContainerRecord], files: [FileRecord], officeLinks: [ResourceID: OfficeOpenLinks],
-         csrf: String, language: PageLanguage, basePath: String, maximumFileSize: Int64, error: String?, shared: [SharedEntry]) {
+         csrf: String, language: PageLanguage, basePath: String, maximumFileSize: Int64, error: String?, shared: [SharedEntry],
+         openInBrowser: Set<ResourceID> = []) {
         let strings = language.webFront
         let folder = path.last
         self.strings = strings
@@ -118,7 +127,9 @@ struct FolderPage: Sendable {
         } + files.map { file in
             Row(name: file.name, isFolder: false, itemPath: "\(basePath)/files/\(file.id.rawValue)", renameField: "rename-\(file.id.rawValue)",
                 size: language.size(file.size), modifiedISO: file.modifiedAt.formatted(.iso8601), modified: Self.time(file.modifiedAt),
-                office: officeLinks[file.id].map { OfficeLinks($0, strings) })
+                office: officeLinks[file.id].map { OfficeLinks($0, strings) },
+                browser: openInBrowser.contains(file.id)
+                    ? BrowserLink(href: "\(basePath)/open/\(file.id.rawValue)?action=edit", label: strings.openInBrowser) : nil)
         }
         self.shared = shared.map { entry in
             SharedRow(name: entry.name, isFolder: entry.isFolder, kind: entry.isFolder ? "folder" : "file", pageURL: entry.pageURL,

@@ -11,7 +11,8 @@ import WOPICore
 /// - `GET /`: the user's root folder, or the sign-in form; `POST /signin`, `POST /signout`.
 /// - `GET /folders/<id>`; `POST /folders/<id>/upload|create|rename|delete|share`.
 /// - `GET /files/<id>/download`; `POST /files/<id>/rename|delete|share`.
-/// - `GET /assets/upload.js`, `GET /assets/icon.svg`.
+/// - `GET /open/<id>`: the host page of a browser editor (``WebClients``).
+/// - `GET /assets/upload.js`, `GET /assets/host-page.js`, `GET /assets/icon.svg`.
 ///
 /// Signing in checks the same accounts against the same ``SignInThrottle`` counts and the same
 /// password checker as `/oauth2/authorize`, and begins a session kept in the store (``WebSession``,
@@ -61,6 +62,8 @@ struct WebFrontController<Context: RequestContext>: Sendable {
         }
         router.get("files/:id/download") { request, context in try await page(request, context) { try await download(request, context: context) } }
         addTrashRoutes(to: router)
+        router.get("open/:id") { request, context in try await page(request, context) { try await openInBrowser(request, context: context) } }
+        router.get("assets/host-page.js") { _, _ in WebFrontAssets.response(HostPageScript.text, type: "text/javascript; charset=utf-8") }
         router.get("assets/upload.js") { _, _ in WebFrontAssets.response(WebFrontAssets.uploadScript, type: "text/javascript; charset=utf-8") }
         router.get("assets/icon.svg") { _, _ in WebFrontAssets.response(WebFrontAssets.icon, type: "image/svg+xml") }
     }
@@ -104,10 +107,14 @@ struct WebFrontController<Context: RequestContext>: Sendable {
         let children = try await backend.store.children(of: folder.id)
         var links: [ResourceID: OfficeOpenLinks] = [:]
         for file in children.files { links[file.id] = officeLinks(file, for: user) }
+        var inBrowser: Set<ResourceID> = []
+        if let clients = backend.configuration.webClients {
+            for file in children.files where await clients.firstClient(handling: file.name) != nil { inBrowser.insert(file.id) }
+        }
         let page = FolderPage(path: path.isEmpty ? [folder] : path, folders: children.containers, files: children.files, officeLinks: links,
                               csrf: session.csrf, language: language, basePath: basePath,
                               maximumFileSize: backend.configuration.maximumFileSize, error: error,
-                              shared: folder.id == user.rootContainerID ? try await sharedEntries(for: user) : [])
+                              shared: folder.id == user.rootContainerID ? try await sharedEntries(for: user) : [], openInBrowser: inBrowser)
         return try layout(language, session: session, user: user, pagePath: "\(basePath)/folders/\(folder.id.rawValue)")
             .response("folder", page, title: page.title, script: true, status: status, extraHeaders: Self.cookieHeaders(cookies))
     }

@@ -61,6 +61,12 @@ struct WebFrontStrings: Sendable {
     /// The title and message of the page shown when the store cannot be reached (503).
     var unavailableTitle: String
     var unavailable: String
+    /// The link that opens a file in a browser editor (`/open/<id>`).
+    var openInBrowser: String = "Open in browser"
+    /// The editor frame's accessible name: "Editor for %@".
+    var editorFrameTitle: String = "Editor for %@"
+    /// The host page's refusal when no browser editor opens the file that way.
+    var noBrowserEditor: String = "No browser editor can open this file."
 
     static let english = WebFrontStrings(
         myFiles: "My files", signOut: "Sign out", signedInAs: "Signed in as %@", language: "Language",
@@ -97,7 +103,9 @@ struct WebFrontStrings: Sendable {
         sharedWithMe: "Mit mir geteilt", sharedByEditor: "Geteilt von %@ · Sie können bearbeiten",
         sharedByViewer: "Geteilt von %@ · nur ansehen",
         unavailableTitle: "Vorübergehend nicht verfügbar",
-        unavailable: "Ihre Dateien sind gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.")
+        unavailable: "Ihre Dateien sind gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.",
+        openInBrowser: "Im Browser öffnen", editorFrameTitle: "Editor für %@",
+        noBrowserEditor: "Kein Browser-Editor kann diese Datei öffnen.")
 
     static let simplifiedChinese = WebFrontStrings(
         myFiles: "我的文件", signOut: "退出登录", signedInAs: "已登录为 %@", language: "语言",
@@ -114,7 +122,8 @@ struct WebFrontStrings: Sendable {
         noFilesChosen: "请至少选择一个文件。",
         sharedWithMe: "与我共享", sharedByEditor: "由 %@ 共享 · 您可以编辑", sharedByViewer: "由 %@ 共享 · 仅查看",
         unavailableTitle: "暂时无法使用",
-        unavailable: "暂时无法访问您的文件，请稍后再试。")
+        unavailable: "暂时无法访问您的文件，请稍后再试。",
+        openInBrowser: "在浏览器中打开", editorFrameTitle: "%@ 的编辑器", noBrowserEditor: "没有可打开此文件的浏览器编辑器。")
 }
 
 extension PageLanguage {

@@ -11,7 +11,9 @@ extension FilesCommand {
             discussion: """
                 Prints [{"version": "v12", "size": 1234, "modified": "2026-11-23T19:00:00Z", "sha256": "…", "user": "demo"}, …]:
                 the current content first, then the bodies earlier saves replaced (as many as `wopi serve
-                --keep-versions` keeps). `user` is who saved that content (the owner for imported files).
+                --keep-versions` keeps). `user` is who saved that content (the owner for imported files). A save
+                from a browser editor that says what kind it was adds `"save": ["modified-by-user", "autosave", "exit-save"]`
+                (those that apply; Collabora Online's X-COOL-WOPI-IsModifiedByUser, IsAutosave and IsExitSave).
                 """
         )
 
@@ -28,8 +30,11 @@ extension FilesCommand {
                 for version in versions {
                     let userID = version.modifiedBy ?? file.ownerID
                     if names[userID] == nil { names[userID] = try await data.store.user(id: userID)?.name ?? userID.rawValue }
-                    entries.append(["version": version.versionString, "size": version.size, "modified": isoTimestamp(version.modifiedAt),
-                                    "sha256": version.sha256, "user": names[userID] ?? userID.rawValue])
+                    var entry: [String: Any] = ["version": version.versionString, "size": version.size, "modified": isoTimestamp(version.modifiedAt),
+                                                "sha256": version.sha256, "user": names[userID] ?? userID.rawValue]
+                    // A browser editor's save says what kind it was (Collabora Online: modified-by-user, autosave, exit-save).
+                    if let kinds = version.saveKinds { entry["save"] = kinds.names }
+                    entries.append(entry)
                 }
                 try printJSONArray(entries)
             }

@@ -48,6 +48,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
     @OptionGroup(title: "Office sign-in") var signIn: OfficeSignInOptions
     @OptionGroup(title: "Proof keys") var proofKeyOptions: ProofKeyOptions
+    @Option(name: .customLong("wopi-client"), help: ArgumentHelp("""
+        A browser editor files open in, as NAME=DISCOVERY_URL (e.g. collabora=http://127.0.0.1:9980/hosting/discovery); \
+        repeat for several. Its discovery is read at start (a failure stops the start) and every 12 hours.
+        """, valueName: "name=url"))
+    var wopiClients: [String] = []
     @OptionGroup(title: "Operations") var operations: OperationsOptions
 
     func validate() throws {
@@ -57,6 +62,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard tokenLifetime >= 60 else { throw ValidationError("--token-lifetime must be at least 60 seconds") }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be between 1 and 3600 seconds") }
         guard (1...256).contains(eventLoops) else { throw ValidationError("--event-loops must be between 1 and 256") }
+        for client in wopiClients {
+            do { _ = try WebClientSpec(argument: client) } catch { throw ValidationError(error.description) }
+        }
     }
 
     func run() async throws {
@@ -93,6 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.monitor = monitor
         configuration.keepVersions = operations.keepVersions
         try await folder.store.setHostSetting(String(operations.keepVersions), named: OperationsOptions.keepVersionsSetting)
+        configuration.webClients = try await loadWebClients(logger: logger)
         let backend = try await folder.backend(configuration: configuration)
         let collected = try await folder.blobs.collectGarbage(referenced: try await folder.store.referencedBlobs())
         if collected > 0 { logger.notice("removed \(collected) orphaned upload(s)") }
@@ -101,6 +110,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let demo { printWelcome(demo, backend: backend) }
         let demoUser = try await folder.store.user(named: DemoProvisioning.userName)
         Console.unmasked(Self.webFrontLine(base: base, demoUser: demoUser?.name, passwordShown: demo != nil))
+        if let clients = configuration.webClients {
+            Console.unmasked(Self.webClientLines(await clients.all).joined(separator: "\n"))
+        }
         signInSetup.report(publicURL: base, logger: logger)
         logger.notice("WOPI host listening", metadata: ["url": "\(base.absoluteString)", "blobs": "\(folder.blobs.location)",
                                                        "store": "\(dataOptions.usesDatabase ? "postgresql" : "sqlite")"])
@@ -109,6 +121,9 @@ struct ServeCommand: AsyncParsableCommand {
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoops)
         let app = WOPIHostApplication.make(backend: backend, proofKeys: proofKeys, host: host, port: port,
                                            idleTimeout: .seconds(idleTimeout), eventLoops: eventLoops, logger: logger)
+        // Discovery is read again every 12 hours while the host runs.
+        let refresh = Task { [clients = configuration.webClients] in await clients?.keepFresh() }
+        defer { refresh.cancel() }
         // Metrics port and draining on SIGTERM.
         do {
             let trash = TrashRetention(store: folder.store, blobs: folder.blobs, days: operations.trashDays, monitor: monitor, logger: logger)
@@ -118,6 +133,26 @@ struct ServeCommand: AsyncParsableCommand {
             throw error
         }
         try await eventLoops.shutdownGracefully()
+    }
+
+    /// The browser editors of `--wopi-client`, each discovery read once; `nil` when there are none.
+    private func loadWebClients(logger: Logger) async throws -> WebClients? {
+        guard !wopiClients.isEmpty else { return nil }
+        do {
+            let specs = try wopiClients.map { text throws(WebClientError) in try WebClientSpec(argument: text) }
+            return try await WebClients(specs, logger: logger)
+        } catch {
+            throw CLIError.Failure(error.description)
+        }
+    }
+
+    /// One banner line per browser editor: what it opens, and whether its proofs are checked.
+    static func webClientLines(_ clients: [WebClients.Client]) -> [String] {
+        clients.map { client in
+            let opens = "\(client.actions.extensionCount) extension(s), \(client.actions.mimeTypeCount) MIME type(s)"
+            let proofs = client.checksProofs ? "proof keys checked" : "proof keys off: its discovery has none"
+            return "Browser editor \(client.name): \(client.spec.discoveryURL.absoluteString)   (\(opens); \(proofs))"
+        }
     }
 
     /// The banner line that tells a new operator the host has pages to sign in to, and as whom.

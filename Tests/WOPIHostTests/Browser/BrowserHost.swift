@@ -25,7 +25,8 @@ struct BrowserHost: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts the host, runs `body`, stops the host and deletes its data.
-    static func run<T: Sendable>(maximumFileSize: Int64 = 64 * 1024 * 1024, _ body: (BrowserHost) async throws -> T) async throws -> T {
+    static func run<T: Sendable>(maximumFileSize: Int64 = 64 * 1024 * 1024, webClients: WebClients? = nil,
+                                 _ body: (BrowserHost) async throws -> T) async throws -> T {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-browser-\(UUID().uuidString)", isDirectory: true).path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let folder = try HostStorage.embedded(data: URL(fileURLWithPath: path, isDirectory: true))
@@ -33,6 +34,7 @@ struct BrowserHost: Sendable {
         var configuration = WOPIHostConfiguration(publicURL: URL(string: "http://127.0.0.1:\(port)")!, maximumFileSize: maximumFileSize)
         configuration.officeRegistration = try OfficeRegistration(clientID: officeClientID, clientSecret: "office-secret-0123456789",
                                                                   redirectURI: "https://localhost", providerID: "tp_wopikit")
+        configuration.webClients = webClients
         let backend = try await folder.backend(configuration: configuration)
         // A cheap scrypt cost keeps the tests fast; the verification path is the same.
         let user = try await folder.store.createUser(name: userName, displayName: "Alice Example",

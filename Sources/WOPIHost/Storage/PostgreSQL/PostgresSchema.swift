@@ -220,6 +220,11 @@ enum PostgresSchema {
             "CREATE INDEX web_sessions_user ON web_sessions (user_id, created_at)",
             "CREATE INDEX web_sessions_expiry ON web_sessions (expires_at)",
         ]),
+        // What kind of save made each content, as SQLite's v9-save-kinds.
+        Migration(version: 8, name: "save-kinds", sql: [
+            "ALTER TABLE files ADD COLUMN save_kinds integer",
+            "ALTER TABLE file_versions ADD COLUMN save_kinds integer",
+        ]),
     ]
 
     /// The newest version this binary knows.

@@ -6,14 +6,17 @@ import WOPICore
 /// transaction that locks the file's row first, so a save, a restore and a lock change on the same
 /// file serialize whichever host runs them.
 extension PostgresStore {
-    public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, keepVersions: Int, now: Date) async throws
-        -> ContentChange {
+    public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, saveKinds: SaveKinds?,
+                            seenModifiedTime: String?, keepVersions: Int, now: Date) async throws -> ContentChange {
         try await transaction { connection in
             guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
             if case .conflict(let current, let reason) = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now) {
                 throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
             }
-            return try await self.replace(connection, file, key: blob.key, size: blob.size, sha256: blob.sha256, by: savedBy,
+            if SaveTimestampRule.evaluate(header: seenModifiedTime, storedModifiedTime: file.modifiedAt) == .documentChanged {
+                throw WOPIStoreError.changedInStorage
+            }
+            return try await self.replace(connection, file, key: blob.key, size: blob.size, sha256: blob.sha256, by: savedBy, kinds: saveKinds,
                                           keepVersions: keepVersions, now: now)
         }
     }
@@ -21,10 +24,10 @@ extension PostgresStore {
     public func versions(of id: ResourceID) async throws -> [FileVersionRecord] {
         try await transaction { connection in
             guard let current = try await Self.first(connection, """
-                SELECT id, version, size, sha256, blob_key, modified_at, modified_by FROM files WHERE id = \(id.rawValue) AND trash_id IS NULL
+                SELECT id, version, size, sha256, blob_key, modified_at, modified_by, save_kinds FROM files WHERE id = \(id.rawValue) AND trash_id IS NULL
                 """, logger: self.logger, Self.version) else { throw WOPIStoreError.notFound }
             let kept = try await Self.all(connection, """
-                SELECT file_id, version, size, sha256, blob_key, modified_at, modified_by FROM file_versions
+                SELECT file_id, version, size, sha256, blob_key, modified_at, modified_by, save_kinds FROM file_versions
                 WHERE file_id = \(id.rawValue) ORDER BY version DESC
                 """, logger: self.logger, Self.version)
             return [current] + kept
@@ -42,7 +45,7 @@ extension PostgresStore {
                 source = FileVersionRecord(fileID: id, version: file.version, size: file.size, sha256: file.sha256, blobKey: file.blobKey,
                                            modifiedAt: file.modifiedAt, modifiedBy: nil)
             } else if let kept = try await Self.first(connection, """
-                SELECT file_id, version, size, sha256, blob_key, modified_at, modified_by FROM file_versions
+                SELECT file_id, version, size, sha256, blob_key, modified_at, modified_by, save_kinds FROM file_versions
                 WHERE file_id = \(id.rawValue) AND version = \(version)
                 """, logger: self.logger, Self.version) {
                 source = kept
@@ -50,7 +53,7 @@ extension PostgresStore {
                 throw WOPIStoreError.notFound
             }
             return try await self.replace(connection, file, key: source.blobKey, size: source.size, sha256: source.sha256, by: restoredBy,
-                                          keepVersions: keepVersions, now: now)
+                                          kinds: nil, keepVersions: keepVersions, now: now)
         }
     }
 
@@ -91,14 +94,14 @@ extension PostgresStore {
     /// Keeps the current content as a version, installs the new one, prunes old versions and returns
     /// the bodies no row refers to any more. Runs inside the caller's transaction, after its row lock.
     private func replace(_ connection: PostgresConnection, _ file: FileRecord, key: BlobKey, size: Int64, sha256: String, by: ResourceID?,
-                         keepVersions: Int, now: Date) async throws -> ContentChange {
+                         kinds: SaveKinds?, keepVersions: Int, now: Date) async throws -> ContentChange {
         var candidates: Set<String> = []
         if keepVersions > 0 {
             try await connection.query("""
-                INSERT INTO file_versions (file_id, version, size, sha256, blob_key, modified_at, modified_by)
-                SELECT id, version, size, sha256, blob_key, modified_at, modified_by FROM files WHERE id = \(file.id.rawValue)
+                INSERT INTO file_versions (file_id, version, size, sha256, blob_key, modified_at, modified_by, save_kinds)
+                SELECT id, version, size, sha256, blob_key, modified_at, modified_by, save_kinds FROM files WHERE id = \(file.id.rawValue)
                 ON CONFLICT (file_id, version) DO UPDATE SET size = excluded.size, sha256 = excluded.sha256, blob_key = excluded.blob_key,
-                    modified_at = excluded.modified_at, modified_by = excluded.modified_by
+                    modified_at = excluded.modified_at, modified_by = excluded.modified_by, save_kinds = excluded.save_kinds
                 """, logger: logger)
         } else {
             candidates.insert(file.blobKey.rawValue)
@@ -111,7 +114,7 @@ extension PostgresStore {
         updated.version = try await nextVersion(connection)
         try await connection.query("""
             UPDATE files SET size = \(size), sha256 = \(sha256), blob_key = \(key.rawValue), modified_at = \(now.timeIntervalSince1970),
-                             version = \(updated.version), modified_by = \(by?.rawValue)
+                             version = \(updated.version), modified_by = \(by?.rawValue), save_kinds = \(kinds?.rawValue)
             WHERE id = \(file.id.rawValue)
             """, logger: logger)
         let dropped = try await Self.all(connection, """
@@ -132,9 +135,10 @@ extension PostgresStore {
     }
 
     private static func version(_ row: PostgresRow) throws -> FileVersionRecord {
-        let (fileID, version, size, sha256, blobKey, modified, by) = try row.decode((String, Int64, Int64, String, String, Double, String?).self)
+        let (fileID, version, size, sha256, blobKey, modified, by, kinds) = try row.decode((String, Int64, Int64, String, String, Double, String?, Int32?).self)
         return FileVersionRecord(fileID: id(fileID), version: version, size: size, sha256: sha256,
                                  blobKey: BlobKey(blobKey) ?? BlobKey("missing")!,
-                                 modifiedAt: Date(timeIntervalSince1970: modified), modifiedBy: by.flatMap(ResourceID.init))
+                                 modifiedAt: Date(timeIntervalSince1970: modified), modifiedBy: by.flatMap(ResourceID.init),
+                                 saveKinds: kinds.map { SaveKinds(rawValue: Int($0)) })
     }
 }

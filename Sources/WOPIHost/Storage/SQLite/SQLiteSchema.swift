@@ -204,6 +204,13 @@ enum SQLiteSchema {
                 CREATE INDEX web_sessions_expiry ON web_sessions(expires_at);
                 """)
         }
+        // What kind of save made each content (Collabora Online's PutFile headers): bits of `SaveKinds`, NULL when unstated.
+        migrator.registerMigration("v9-save-kinds") { db in
+            try db.execute(sql: """
+                ALTER TABLE files ADD COLUMN save_kinds INTEGER;
+                ALTER TABLE file_versions ADD COLUMN save_kinds INTEGER;
+                """)
+        }
         return migrator
     }
 }

@@ -5,15 +5,19 @@ import WOPICore
 // Version history, lock administration and readiness. Each write is one immediate
 // transaction, so a save, a restore and a lock change on the same file never interleave.
 extension SQLiteStore {
-    public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, keepVersions: Int, now: Date) async throws
-        -> ContentChange {
+    public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, saveKinds: SaveKinds?,
+                            seenModifiedTime: String?, keepVersions: Int, now: Date) async throws -> ContentChange {
         try await pool.write { db in
             guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
             let decision = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now)
             if case .conflict(let current, let reason) = decision {
                 throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
             }
-            return try Self.replace(db, file, key: blob.key, size: blob.size, sha256: blob.sha256, by: savedBy, keepVersions: keepVersions, now: now)
+            if SaveTimestampRule.evaluate(header: seenModifiedTime, storedModifiedTime: file.modifiedAt) == .documentChanged {
+                throw WOPIStoreError.changedInStorage
+            }
+            return try Self.replace(db, file, key: blob.key, size: blob.size, sha256: blob.sha256, by: savedBy, kinds: saveKinds,
+                                    keepVersions: keepVersions, now: now)
         }
     }
 
@@ -26,8 +30,10 @@ extension SQLiteStore {
                                         arguments: [id.rawValue]).map(Self.version)
             let current = Self.file(row)
             let by: String? = row["modified_by"]
+            let kinds: Int? = row["save_kinds"]
             return [FileVersionRecord(fileID: id, version: current.version, size: current.size, sha256: current.sha256, blobKey: current.blobKey,
-                                      modifiedAt: current.modifiedAt, modifiedBy: by.flatMap(ResourceID.init))] + kept
+                                      modifiedAt: current.modifiedAt, modifiedBy: by.flatMap(ResourceID.init),
+                                      saveKinds: kinds.map(SaveKinds.init(rawValue:)))] + kept
         }
     }
 
@@ -47,7 +53,7 @@ extension SQLiteStore {
             } else {
                 throw WOPIStoreError.notFound
             }
-            return try Self.replace(db, file, key: source.blobKey, size: source.size, sha256: source.sha256, by: restoredBy,
+            return try Self.replace(db, file, key: source.blobKey, size: source.size, sha256: source.sha256, by: restoredBy, kinds: nil,
                                     keepVersions: keepVersions, now: now)
         }
     }
@@ -77,13 +83,13 @@ extension SQLiteStore {
 
     /// Keeps the current content as a version, installs the new one, prunes old versions and
     /// returns what no row refers to any more. Runs inside the caller's transaction.
-    private static func replace(_ db: Database, _ file: FileRecord, key: BlobKey, size: Int64, sha256: String, by: ResourceID?,
+    private static func replace(_ db: Database, _ file: FileRecord, key: BlobKey, size: Int64, sha256: String, by: ResourceID?, kinds: SaveKinds?,
                                 keepVersions: Int, now: Date) throws -> ContentChange {
         var candidates: Set<String> = []
         if keepVersions > 0 {
             try db.execute(sql: """
-                INSERT OR REPLACE INTO file_versions (file_id, version, size, sha256, blob_key, modified_at, modified_by)
-                SELECT id, version, size, sha256, blob_key, modified_at, modified_by FROM files WHERE id = ?
+                INSERT OR REPLACE INTO file_versions (file_id, version, size, sha256, blob_key, modified_at, modified_by, save_kinds)
+                SELECT id, version, size, sha256, blob_key, modified_at, modified_by, save_kinds FROM files WHERE id = ?
                 """, arguments: [file.id.rawValue])
         } else {
             candidates.insert(file.blobKey.rawValue)
@@ -94,8 +100,9 @@ extension SQLiteStore {
         updated.blobKey = key
         updated.modifiedAt = now
         updated.version = try nextVersion(db)
-        try db.execute(sql: "UPDATE files SET size = ?, sha256 = ?, blob_key = ?, modified_at = ?, version = ?, modified_by = ? WHERE id = ?",
-                       arguments: [size, sha256, key.rawValue, now.timeIntervalSince1970, updated.version, by?.rawValue, file.id.rawValue])
+        try db.execute(sql: """
+            UPDATE files SET size = ?, sha256 = ?, blob_key = ?, modified_at = ?, version = ?, modified_by = ?, save_kinds = ? WHERE id = ?
+            """, arguments: [size, sha256, key.rawValue, now.timeIntervalSince1970, updated.version, by?.rawValue, kinds?.rawValue, file.id.rawValue])
         // Drop the oldest kept versions beyond the limit.
         let dropped = try Row.fetchAll(db, sql: "SELECT version, blob_key FROM file_versions WHERE file_id = ? ORDER BY version DESC LIMIT -1 OFFSET ?",
                                        arguments: [file.id.rawValue, max(keepVersions, 0)])
@@ -116,8 +123,10 @@ extension SQLiteStore {
 
     private static func version(_ row: Row) -> FileVersionRecord {
         let by: String? = row["modified_by"]
+        let kinds: Int? = row["save_kinds"]
         return FileVersionRecord(fileID: id(row, "file_id"), version: row["version"], size: row["size"], sha256: row["sha256"],
                                  blobKey: BlobKey(row["blob_key"] as String) ?? BlobKey("missing")!,
-                                 modifiedAt: Date(timeIntervalSince1970: row["modified_at"]), modifiedBy: by.flatMap(ResourceID.init))
+                                 modifiedAt: Date(timeIntervalSince1970: row["modified_at"]), modifiedBy: by.flatMap(ResourceID.init),
+                                 saveKinds: kinds.map(SaveKinds.init(rawValue:)))
     }
 }

@@ -1,0 +1,40 @@
+import Foundation
+import WOPICore
+
+/// The CheckFileInfo fields browser editors need, sent only when the host has some
+/// (``WOPIHostConfiguration/webClients``), so what Office for iOS receives stays as it was.
+///
+/// - `PostMessageOrigin` (CheckFileInfo.rst; online/postmessage.rst, "PostMessageOrigin"): the
+///   exact origin of the host page, the public URL's scheme, host and port, to which the editor
+///   addresses its messages.
+/// - `HostViewUrl`, `HostEditUrl`: the host page (`/open/<id>`); `FileSharingUrl`: the folder page
+///   that holds the share button; `DownloadUrl`: the web front's download.
+/// - Collabora Online's (`wsd/reference.md`, "CheckFileInfo extensions"): `EnableOwnerTermination`
+///   for the file's owner, and `UserExtraInfo`, an object Collabora shows beside the user (avatar,
+///   mail); this host keeps neither, so it is empty.
+extension CheckFileInfoResponse {
+    mutating func addBrowserEditorFields(file: FileRecord, role: AccessRole, backend: WOPIBackend) {
+        postMessageOrigin = backend.publicOrigin
+        hostViewUrl = backend.hostPageURL(file.id, action: .view)
+        hostEditUrl = backend.hostPageURL(file.id, action: .edit)
+        fileSharingUrl = "\(backend.publicURLString)/folders/\(file.containerID.rawValue)"
+        downloadUrl = "\(backend.publicURLString)/files/\(file.id.rawValue)/download"
+        enableOwnerTermination = role == .owner
+        userExtraInfo = [:]
+    }
+}
+
+extension WOPIBackend {
+    /// The origin of every page the host serves: scheme, host and port of the public URL (RFC 6454 §6.1).
+    var publicOrigin: String {
+        let url = configuration.publicURL
+        var origin = "\(url.scheme?.lowercased() ?? "http")://\(url.host ?? "")"
+        if let port = url.port { origin += ":\(port)" }
+        return origin
+    }
+
+    /// The host page that opens `file` in a browser editor: `<public URL>/open/<id>?action=…`.
+    func hostPageURL(_ file: ResourceID, action: WebClientActions.Kind) -> String {
+        "\(publicURLString)/open/\(file.rawValue)?action=\(action.rawValue)"
+    }
+}
