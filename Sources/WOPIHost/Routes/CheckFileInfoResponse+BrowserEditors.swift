@@ -25,14 +25,6 @@ extension CheckFileInfoResponse {
 }
 
 extension WOPIBackend {
-    /// The origin of every page the host serves: scheme, host and port of the public URL (RFC 6454 §6.1).
-    var publicOrigin: String {
-        let url = configuration.publicURL
-        var origin = "\(url.scheme?.lowercased() ?? "http")://\(url.host ?? "")"
-        if let port = url.port { origin += ":\(port)" }
-        return origin
-    }
-
     /// The host page that opens `file` in a browser editor: `<public URL>/open/<id>?action=…`.
     func hostPageURL(_ file: ResourceID, action: WebClientActions.Kind) -> String {
         "\(publicURLString)/open/\(file.rawValue)?action=\(action.rawValue)"
