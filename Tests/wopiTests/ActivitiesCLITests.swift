@@ -9,14 +9,14 @@ import Testing
     func mentionsAreListedForTheMentionedUser() async throws {
         let setup = try OperationsCLITests.makeSetup()
         defer { setup.remove() }
-        let added = try WopiProcess.run(["users", "add", "bob", "--password", OperationsCLITests.password, "--data", setup.data.path])
+        let added = try await WopiProcess.run(["users", "add", "bob", "--password", OperationsCLITests.password, "--data", setup.data.path])
         try #require(added.exitCode == 0, "users add: \(added.stderr)")
         let bobID = try #require(try OperationsCLITests.json(added.stdout)["id"] as? String)
         // A mention reaches only someone who may open the document: share it with bob.
-        let shared = try WopiProcess.run(["shares", "add", setup.fileID, "--with", "bob", "--role", "viewer", "--data", setup.data.path])
+        let shared = try await WopiProcess.run(["shares", "add", setup.fileID, "--with", "bob", "--role", "viewer", "--data", setup.data.path])
         try #require(shared.exitCode == 0, "shares add: \(shared.stderr)")
 
-        let server = try WopiServer.start(data: setup.data)
+        let server = try await WopiServer.start(data: setup.data)
         defer { server.stop() }
         let info = try OperationsCLITests.checkFileInfo(server, setup)
         #expect(info["SupportsAddActivities"] as? Bool == true)
@@ -35,7 +35,7 @@ import Testing
         let statuses = try (OperationsCLITests.json(response.text)["ActivityResponses"] as? [[String: Any]])?.map { $0["Status"] as? Int }
         #expect(statuses == [0, 0, 3])
 
-        let listed = try WopiProcess.run(["activities", "list", "--user", "bob", "--data", setup.data.path])
+        let listed = try await WopiProcess.run(["activities", "list", "--user", "bob", "--data", setup.data.path])
         #expect(listed.exitCode == 0, "\(listed.stderr)")
         let activities = try OperationsCLITests.jsonArray(listed.stdout)
         try #require(activities.count == 1, "\(listed.stdout)")
@@ -51,11 +51,11 @@ import Testing
         #expect(activity["mentioned"] as? [String] == ["bob"])
         #expect((activity["people"] as? [[String: Any]])?.first?["id"] as? String == bobID)
 
-        let none = try WopiProcess.run(["activities", "list", "--user", "alice", "--data", setup.data.path])
+        let none = try await WopiProcess.run(["activities", "list", "--user", "alice", "--data", setup.data.path])
         #expect(none.exitCode == 0, "\(none.stderr)")
         let noneListed = try OperationsCLITests.jsonArray(none.stdout)
         #expect(noneListed.isEmpty, "\(none.stdout)")
-        let unknown = try WopiProcess.run(["activities", "list", "--user", "nobody", "--data", setup.data.path])
+        let unknown = try await WopiProcess.run(["activities", "list", "--user", "nobody", "--data", setup.data.path])
         #expect(unknown.exitCode == 2 && unknown.stderrLines.count == 1 && unknown.stderr.contains("nobody"), "\(unknown.stderr)")
     }
 }

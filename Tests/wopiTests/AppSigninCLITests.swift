@@ -19,7 +19,7 @@ import Darwin
     @Test func appSigninPrintsAnAnswerOfficeCanRedeem() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let add = try WopiProcess.run(["users", "add", "alice", "--password", Self.password, "--data", folder])
+        let add = try await WopiProcess.run(["users", "add", "alice", "--password", Self.password, "--data", folder])
         #expect(add.exitCode == 0, "\(add.stderr)")
         let server = try ServeProcess.start(folder: folder, arguments: ["--office-client-id", "office-cli"],
                                             environment: ["WOPI_OFFICE_CLIENT_SECRET": "cli-secret-123", "WOPI_IOS_URL_SCHEMES": "contoso, contoso-emm",
@@ -37,7 +37,7 @@ import Darwin
             #expect(challenge.tokenIssuanceURI == "\(server.url)/oauth2/token")
 
             let request = "contoso:client_id=office-cli&response_type=code&scope=wopi&rs=deDE&build=16.1.1234&platform=iOS&app=word&action=76d173ad-a43f"
-            let result = try WopiProcess.run(["app-signin", request, "--server", server.url, "--username", "alice", "--password", Self.password])
+            let result = try await WopiProcess.run(["app-signin", request, "--server", server.url, "--username", "alice", "--password", Self.password])
             #expect(result.exitCode == 0, "\(result.stderr)")
             #expect(result.stderr.isEmpty)
             let line = result.stdout.trimmingCharacters(in: .newlines)
@@ -77,14 +77,14 @@ import Darwin
     @Test func appSigninFailuresPrintTheErrorFormAndExit1() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        _ = try WopiProcess.run(["users", "add", "alice", "--password", Self.password, "--data", folder])
+        _ = try await WopiProcess.run(["users", "add", "alice", "--password", Self.password, "--data", folder])
         let server = try ServeProcess.start(folder: folder, arguments: ["--office-client-id", "office-cli", "--office-client-secret", "cli-secret-123",
                                                                         "--ios-url-scheme", "contoso"])
         defer { server.stop() }
         try await server.waitUntilHealthy()
         let request = "contoso:client_id=office-cli&response_type=code&app=excel&action=act-1"
 
-        let wrongPassword = try WopiProcess.run(["app-signin", request, "--server", server.url, "--username", "alice", "--password", "wrong-password"])
+        let wrongPassword = try await WopiProcess.run(["app-signin", request, "--server", server.url, "--username", "alice", "--password", "wrong-password"])
         #expect(wrongPassword.exitCode == 1)
         let denied = try SignInResponse(string: wrongPassword.stdout.trimmingCharacters(in: .newlines))
         #expect(wrongPassword.stdout.hasPrefix("ms-excel-tp:error=access_denied"))
@@ -93,24 +93,24 @@ import Darwin
         #expect(denied.code == nil)
         #expect(wrongPassword.stderrLines.count == 1)
 
-        let unknownClient = try WopiProcess.run(["app-signin", "contoso:client_id=nobody&response_type=code&app=word&action=a2",
+        let unknownClient = try await WopiProcess.run(["app-signin", "contoso:client_id=nobody&response_type=code&app=word&action=a2",
                                                  "--server", server.url, "--username", "alice", "--password", Self.password])
         #expect(unknownClient.exitCode == 1)
         #expect(try SignInResponse(string: unknownClient.stdout.trimmingCharacters(in: .newlines)).error?.code == "invalid_request")
 
         // The app's scheme must be one the host knows: its redirect URI is built on it.
-        let otherScheme = try WopiProcess.run(["app-signin", "fabrikam:client_id=office-cli&response_type=code&app=powerpoint&action=a3",
+        let otherScheme = try await WopiProcess.run(["app-signin", "fabrikam:client_id=office-cli&response_type=code&app=powerpoint&action=a3",
                                                "--server", server.url, "--username", "alice", "--password", Self.password])
         #expect(otherScheme.exitCode == 1)
         #expect(otherScheme.stdout.hasPrefix("ms-powerpoint-tp:error="))
 
         let closedPort = try Self.freePort()
-        let unreachable = try WopiProcess.run(["app-signin", request, "--server", "http://127.0.0.1:\(closedPort)", "--username", "alice",
+        let unreachable = try await WopiProcess.run(["app-signin", request, "--server", "http://127.0.0.1:\(closedPort)", "--username", "alice",
                                                "--password", Self.password, "--timeout", "2"])
         #expect(unreachable.exitCode == 1)
         #expect(unreachable.stdout.hasPrefix("ms-excel-tp:error=temporarily_unavailable"))
 
-        let malformed = try WopiProcess.run(["app-signin", "not a sign-in request", "--server", server.url, "--username", "alice",
+        let malformed = try await WopiProcess.run(["app-signin", "not a sign-in request", "--server", server.url, "--username", "alice",
                                              "--password", Self.password])
         #expect(malformed.exitCode == 2)
         #expect(malformed.stderrLines.count == 1)

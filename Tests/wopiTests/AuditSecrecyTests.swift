@@ -22,7 +22,7 @@ import Testing
         // A full OAuth sign-in and save (a real code, access and refresh token, session context).
         let replacement = fixture.data.appendingPathComponent("edit.bin")
         try Data("edited \(UUID().uuidString)".utf8).write(to: replacement)
-        let run = try WopiProcess.run(["simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper,
+        let run = try await WopiProcess.run(["simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper,
                                        "--username", RoundTripTests.username, "--password", RoundTripTests.password,
                                        "--client-id", RoundTripTests.clientID, "--client-secret", RoundTripTests.clientSecret,
                                        "--replace-with", replacement.path], timeout: 180)
@@ -42,7 +42,7 @@ import Testing
             #expect([400, 401].contains(answer.status), "\(answer.status) \(answer.body)")
         }
         // A minted WOPI token, used to make a share link.
-        let minted = try RoundTripTests.json(try WopiProcess.run(["token", "--user", RoundTripTests.username, "--file", fixture.fileID,
+        let minted = try RoundTripTests.json(try await WopiProcess.run(["token", "--user", RoundTripTests.username, "--file", fixture.fileID,
                                                                   "--data", fixture.data.path]), "token")
         let token = try #require(minted["access_token"] as? String)
         var share = HTTPClientRequest(url: "\(fixture.wopiSrc)?access_token=\(token)")
@@ -57,7 +57,7 @@ import Testing
         let deadline = Date().addingTimeInterval(20)
         var listed = ""
         repeat {
-            let list = try WopiProcess.run(["audit", "list", "--data", fixture.data.path])
+            let list = try await WopiProcess.run(["audit", "list", "--data", fixture.data.path])
             #expect(list.exitCode == 0, "audit list: \(list.stderr)")
             listed = list.stdout
             if listed.contains("sharelink.created") && listed.components(separatedBy: "grant.refused").count > 3 { break }

@@ -31,7 +31,7 @@ import Testing
         let folder = try Self.temporaryFolder("browser-editors")
         defer { try? FileManager.default.removeItem(at: folder) }
         // Office's discovery: a key pair made by `wopi proof keygen`, with one Word action added.
-        let keygen = try WopiProcess.run(["proof", "keygen", "--private-key", folder.appendingPathComponent("office.pem").path,
+        let keygen = try await WopiProcess.run(["proof", "keygen", "--private-key", folder.appendingPathComponent("office.pem").path,
                                           "--discovery", folder.appendingPathComponent("office.xml").path])
         #expect(keygen.exitCode == 0, "\(keygen.stderr)")
         let keyed = try String(contentsOf: folder.appendingPathComponent("office.xml"), encoding: .utf8)
@@ -52,14 +52,14 @@ import Testing
             let config = folder.appendingPathComponent("serve.json")
             try JSONSerialization.data(withJSONObject: ["wopi-client": ["collabora=\(collabora)", "office=\(office)"]]).write(to: config)
             let data = folder.appendingPathComponent("data")
-            let server = try WopiServer.start(data: data, extraArguments: ["--config", config.path])
+            let server = try await WopiServer.start(data: data, extraArguments: ["--config", config.path])
             defer { _ = server.stop() }
             let log = server.log
             #expect(log.contains("Browser editor collabora: \(collabora)   (0 extension(s), 1 MIME type(s); proof keys off: its discovery has none)"), "\(log)")
             #expect(log.contains("Browser editor office: \(office)   (1 extension(s), 0 MIME type(s); proof keys checked)"), "\(log)")
 
             let id = try #require(log.firstMatch(of: /\S.*\.docx +id ([0-9a-f]{32})/)?.1)
-            let minted = try WopiProcess.run(["token", "--user", "demo", "--file", String(id), "--data", data.path])
+            let minted = try await WopiProcess.run(["token", "--user", "demo", "--file", String(id), "--data", data.path])
             let object = try JSONSerialization.jsonObject(with: Data(minted.stdout.utf8)) as? [String: Any]
             let token = try #require(object?["access_token"] as? String)
             let source = "\(server.baseURL)/wopi/files/\(id)"
@@ -94,7 +94,7 @@ import Testing
             #expect(exit.status == 200)
 
             // The history tells the kinds of save apart; the imported sample has none.
-            let history = try WopiProcess.run(["files", "history", String(id), "--data", data.path])
+            let history = try await WopiProcess.run(["files", "history", String(id), "--data", data.path])
             #expect(history.exitCode == 0, "\(history.stderr)")
             let versions = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
             #expect(versions.count == 3)

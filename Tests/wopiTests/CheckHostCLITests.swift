@@ -108,7 +108,7 @@ import Testing
         #expect((empty["missing"] as? [String])?.contains("BootstrapUrl") == true)
         #expect((empty["missing"] as? [String])?.contains("ClientId") == true)
 
-        let server = try WopiServer.start(data: data, extraArguments: ["--office-client-id", "contoso-office", "--office-client-secret", "s3cret-value"])
+        let server = try await WopiServer.start(data: data, extraArguments: ["--office-client-id", "contoso-office", "--office-client-secret", "s3cret-value"])
         let port = server.port
         server.stop()
         let local = try RoundTripTests.json(try await ScenarioCLITests.run(["onboarding", "--data", data.path], timeout: 60), "onboarding")
@@ -121,7 +121,7 @@ import Testing
         #expect(problems.contains { $0["field"] == "BootstrapUrl" && $0["problem"]?.contains("http: URL") == true }, "\(problems)")
         #expect(!(try #require(String(data: try JSONSerialization.data(withJSONObject: local), encoding: .utf8))).contains("s3cret-value"))
 
-        let secure = try WopiServer.start(data: data, extraArguments: ["--public-url", "https://wopi.contoso.test", "--provider-id", "TP_CONTOSO"])
+        let secure = try await WopiServer.start(data: data, extraArguments: ["--public-url", "https://wopi.contoso.test", "--provider-id", "TP_CONTOSO"])
         secure.stop()
         let https = try RoundTripTests.json(try await ScenarioCLITests.run(["onboarding", "--data", data.path], timeout: 60), "onboarding")
         #expect(https["BootstrapUrl"] as? String == "https://wopi.contoso.test/wopibootstrapper")

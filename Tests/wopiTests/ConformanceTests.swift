@@ -37,23 +37,23 @@ import WOPIValidator
         defer { try? FileManager.default.removeItem(at: data) }
 
         let keys = try Self.makeProofKeys(in: data)
-        let server = try WopiServer.start(data: data, extraArguments: ["--discovery", keys.discovery.path])
+        let server = try await WopiServer.start(data: data, extraArguments: ["--discovery", keys.discovery.path])
         defer { server.stop() }
         let signer = try ValidatorProofSigner(currentKeyPEM: String(contentsOf: keys.current, encoding: .utf8),
                                               oldKeyPEM: String(contentsOf: keys.old, encoding: .utf8))
         #expect(signer.hasDistinctOldKey)
 
-        let users = try WopiProcess.run(["users", "add", "validator", "--password", "validator-password-1", "--data", data.path])
+        let users = try await WopiProcess.run(["users", "add", "validator", "--password", "validator-password-1", "--data", data.path])
         #expect(users.exitCode == 0, "users add failed: \(users.stderr)")
 
         // An empty file: PutFile on an unlocked file is allowed only at 0 bytes, which some cases rely on.
         let document = data.appendingPathComponent("test.wopitest")
         try Data().write(to: document)
-        let file = try Self.json(try WopiProcess.run(["files", "add", document.path, "--owner", "validator", "--data", data.path]), "files add")
+        let file = try Self.json(try await WopiProcess.run(["files", "add", document.path, "--owner", "validator", "--data", data.path]), "files add")
         let fileID = try #require(file["id"] as? String, "files add printed no id: \(file)")
         #expect((file["name"] as? String)?.hasSuffix(".wopitest") == true)
 
-        let token = try Self.json(try WopiProcess.run(["token", "--user", "validator", "--file", fileID, "--data", data.path]), "token")
+        let token = try Self.json(try await WopiProcess.run(["token", "--user", "validator", "--file", fileID, "--data", data.path]), "token")
         let accessToken = try #require(token["access_token"] as? String)
         let ttl = try #require((token["access_token_ttl"] as? NSNumber)?.int64Value)
         let wopiSrc = try #require(token["wopi_src"] as? String)
@@ -126,33 +126,33 @@ import WOPIValidator
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: data) }
         let keys = try Self.makeProofKeys(in: data)
-        let server = try WopiServer.start(data: data, extraArguments: ["--discovery", keys.discovery.path])
+        let server = try await WopiServer.start(data: data, extraArguments: ["--discovery", keys.discovery.path])
         defer { server.stop() }
-        _ = try WopiProcess.run(["users", "add", "validator", "--password", "validator-password-1", "--data", data.path])
+        _ = try await WopiProcess.run(["users", "add", "validator", "--password", "validator-password-1", "--data", data.path])
         let document = data.appendingPathComponent("proof.wopitest")
         try Data().write(to: document)
-        let file = try Self.json(try WopiProcess.run(["files", "add", document.path, "--owner", "validator", "--data", data.path]), "files add")
+        let file = try Self.json(try await WopiProcess.run(["files", "add", document.path, "--owner", "validator", "--data", data.path]), "files add")
         let fileID = try #require(file["id"] as? String)
-        let token = try Self.json(try WopiProcess.run(["token", "--user", "validator", "--file", fileID, "--data", data.path]), "token")
+        let token = try Self.json(try await WopiProcess.run(["token", "--user", "validator", "--file", fileID, "--data", data.path]), "token")
         let accessToken = try #require(token["access_token"] as? String)
         let wopiSrc = try #require(token["wopi_src"] as? String)
         let testcases = try Self.testCasesURL().path
         let base = ["validate", "--wopi-src", wopiSrc, "--access-token", accessToken, "--testcases", testcases, "--group", "ProofKeys"]
 
-        let signed = try WopiProcess.run(base + ["--proof-key", keys.current.path, "--proof-key-old", keys.old.path], timeout: 300)
+        let signed = try await WopiProcess.run(base + ["--proof-key", keys.current.path, "--proof-key-old", keys.old.path], timeout: 300)
         #expect(signed.exitCode == 0, "validate failed:\n\(signed.stdout)\n\(signed.stderr)")
         let passes = signed.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS") && $0.contains("ProofKeys.") }
         #expect(passes.count == 7, "\(signed.stdout)")
         #expect(!signed.stdout.contains("EXCLUDED ProofKeys"))
 
         // Unsigned, the host answers 500 to every request, so the prerequisite fails and nothing passes.
-        let unsigned = try WopiProcess.run(base + ["--no-default-exclusions", "--category", "OfficeOnline"], timeout: 300)
+        let unsigned = try await WopiProcess.run(base + ["--no-default-exclusions", "--category", "OfficeOnline"], timeout: 300)
         #expect(!unsigned.stdout.contains("PASS ProofKeys/"), "\(unsigned.stdout)")
         #expect(unsigned.stdout.split(separator: "\n").filter { $0.hasPrefix("SKIP ProofKeys/") }.count == 7, "\(unsigned.stdout)")
 
-        let orphan = try WopiProcess.run(base + ["--proof-key-old", keys.old.path])
+        let orphan = try await WopiProcess.run(base + ["--proof-key-old", keys.old.path])
         #expect(orphan.exitCode == 2 && orphan.stderr.contains("--proof-key-old needs --proof-key"))
-        let unreadable = try WopiProcess.run(base + ["--proof-key", data.appendingPathComponent("missing.pem").path])
+        let unreadable = try await WopiProcess.run(base + ["--proof-key", data.appendingPathComponent("missing.pem").path])
         #expect(unreadable.exitCode == 2 && unreadable.stderrLines.count == 1 && unreadable.stderr.contains("--proof-key"))
     }
 }

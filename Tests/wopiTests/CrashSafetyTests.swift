@@ -48,12 +48,12 @@ struct CrashSafetyTests {
         let newHash = try Self.sha256Base64(of: newFile)
 
         // Set up with the CLI, as an operator would.
-        let user = try WopiProcess.run(["users", "add", "crash", "--password", "crash-safety-pw", "--data", data.path])
+        let user = try await WopiProcess.run(["users", "add", "crash", "--password", "crash-safety-pw", "--data", data.path])
         try #require(user.exitCode == 0, "users add: \(user.stderr)")
-        let added = try WopiProcess.run(["files", "add", oldFile.path, "--owner", "crash", "--data", data.path])
+        let added = try await WopiProcess.run(["files", "add", oldFile.path, "--owner", "crash", "--data", data.path])
         try #require(added.exitCode == 0, "files add: \(added.stderr)")
         let id = try #require(try Self.json(added.stdout)["id"] as? String)
-        let minted = try WopiProcess.run(["token", "--user", "crash", "--file", id, "--data", data.path])
+        let minted = try await WopiProcess.run(["token", "--user", "crash", "--file", id, "--data", data.path])
         try #require(minted.exitCode == 0, "token: \(minted.stderr)")
         let token = try #require(try Self.json(minted.stdout)["access_token"] as? String)
         let path = "/wopi/files/\(id)"
@@ -148,10 +148,10 @@ struct CrashSafetyTests {
         let data = work.appendingPathComponent("data")
         let document = work.appendingPathComponent("Idle.docx")
         try Data("before".utf8).write(to: document)
-        try #require(try WopiProcess.run(["users", "add", "idle", "--password", "idle-timeout-pw", "--data", data.path]).exitCode == 0)
-        let added = try WopiProcess.run(["files", "add", document.path, "--owner", "idle", "--data", data.path])
+        try #require(try await WopiProcess.run(["users", "add", "idle", "--password", "idle-timeout-pw", "--data", data.path]).exitCode == 0)
+        let added = try await WopiProcess.run(["files", "add", document.path, "--owner", "idle", "--data", data.path])
         let id = try #require(try Self.json(added.stdout)["id"] as? String)
-        let token = try #require(try Self.json(try WopiProcess.run(["token", "--user", "idle", "--file", id, "--data", data.path]).stdout)["access_token"] as? String)
+        let token = try #require(try Self.json(try await WopiProcess.run(["token", "--user", "idle", "--file", id, "--data", data.path]).stdout)["access_token"] as? String)
         let path = "/wopi/files/\(id)"
 
         let server = try KillableServer(data: data, extraArguments: ["--idle-timeout", "2"])
@@ -253,13 +253,6 @@ private func sendKill(_ pid: pid_t) {
     #else
     _ = Darwin.kill(pid, SIGKILL)
     #endif
-}
-
-/// Runs blocking work on a global queue rather than on Swift's cooperative pool.
-private func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-    }
 }
 
 /// A `wopi serve` child process that can be killed with SIGKILL by its PID (``WopiServer`` only stops politely).

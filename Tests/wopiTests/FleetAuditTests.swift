@@ -212,7 +212,7 @@ struct FleetAuditTests {
 
         // Bad filters: exit 2, one line naming the option, nothing on stdout.
         for bad in [["--since", "yesterday"], ["--since", "-3h"], ["--event", "file.exploded"], ["--file", "not an id"]] {
-            let run = try WopiProcess.run(["audit", "list"] + bad + fleet.storageArguments)
+            let run = try await WopiProcess.run(["audit", "list"] + bad + fleet.storageArguments)
             #expect(run.exitCode == 2, "\(bad): \(run.exitCode)")
             #expect(run.stderrLines.count == 1 && run.stderrLines.first?.contains(bad[0]) == true, "\(bad): \(run.stderr)")
             #expect(run.stdout.isEmpty)

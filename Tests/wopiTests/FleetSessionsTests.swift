@@ -36,7 +36,7 @@ struct FleetSessionsTests {
         #expect(try Self.home(first, session: session).contains("id=\"signin\""), "signed out on the first host too")
 
         let again = try Self.signIn(second)
-        let listed = try WopiProcess.run(["users", "sessions", "alice"] + fleet.storageArguments, timeout: 60)
+        let listed = try await WopiProcess.run(["users", "sessions", "alice"] + fleet.storageArguments, timeout: 60)
         #expect(listed.exitCode == 0, "\(listed.stderr)")
         #expect(try OperationsCLITests.jsonArray(listed.stdout).count == 1)
         #expect(try fleet.cli(["users", "sign-out", "alice"])["ended"] as? Int == 1)

@@ -17,13 +17,13 @@ import Testing
 
         for signIn in [["--app-signin-command", try fixture.appSigninCommand],
                        ["--username", RoundTripTests.username, "--password", RoundTripTests.password]] {
-            let run = try WopiProcess.run(["simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper] + signIn + [
+            let run = try await WopiProcess.run(["simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper] + signIn + [
                 "--client-id", RoundTripTests.clientID, "--client-secret", RoundTripTests.clientSecret, "--replace-with", replacement.path,
             ], timeout: 180)
             #expect(run.exitCode == 0, "simulate failed:\n\(run.stdout)\n\(run.stderr)")
         }
         // A token minted by hand and used once, so there is a known token value to look for.
-        let minted = try RoundTripTests.json(try WopiProcess.run(["token", "--user", RoundTripTests.username, "--file", fixture.fileID,
+        let minted = try RoundTripTests.json(try await WopiProcess.run(["token", "--user", RoundTripTests.username, "--file", fixture.fileID,
                                                                   "--data", fixture.data.path]), "token")
         let token = try #require(minted["access_token"] as? String)
         _ = try await RoundTripTests.stored(fixture)

@@ -67,7 +67,7 @@ struct MultiHostTests {
             var started: [WopiServer] = []
             do {
                 for index in 0..<2 {
-                    started.append(try WopiServer.start(data: work.appendingPathComponent("host\(index)"), extraArguments: [
+                    started.append(try await WopiServer.start(data: work.appendingPathComponent("host\(index)"), extraArguments: [
                         "--database", database, "--public-url", "http://127.0.0.1:\(proxyPort)",
                         "--office-client-id", MultiHostTests.clientID, "--office-client-secret", MultiHostTests.clientSecret,
                         "--ios-url-scheme", MultiHostTests.appScheme,
@@ -144,7 +144,7 @@ struct MultiHostTests {
         defer { cluster.stop() }
         let original = Data("the report before the edit\n".utf8)
         let document = try cluster.addDocument(user: "alice", name: "Report.docx", content: original)
-        let link = try WopiProcess.run(["link", "--app", "word", "--mode", "edit", "--wopi-src", document.wopiSrc, "--service", "WOPIKit",
+        let link = try await WopiProcess.run(["link", "--app", "word", "--mode", "edit", "--wopi-src", document.wopiSrc, "--service", "WOPIKit",
                                         "--user", document.userID, "--name", "Report.docx", "--source", "app", "--passback", "clouddrive"])
         try #require(link.exitCode == 0, "link: \(link.stderr)")
         var arguments = ["simulate", link.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
@@ -156,10 +156,10 @@ struct MultiHostTests {
             let wopi = try WopiProcess.executableURL().path.replacingOccurrences(of: "'", with: "'\\''")
             arguments += ["--app-signin-command", "'\(wopi)' app-signin --server \(cluster.proxy.baseURL) --username alice --password \(Self.password)"]
         }
-        let run = try WopiProcess.run(arguments, timeout: 180)
+        let run = try await WopiProcess.run(arguments, timeout: 180)
         #expect(run.exitCode == 0, "simulate failed:\n\(run.stdout)\n\(run.stderr)\nhost 0:\n\(cluster.hosts[0].log)\nhost 1:\n\(cluster.hosts[1].log)")
         let passback = try #require(run.stdout.split(separator: "\n").last.map(String.init))
-        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(try WopiProcess.run(["parse", passback]).stdout.utf8)) as? [String: Any])
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(try await WopiProcess.run(["parse", passback]).stdout.utf8)) as? [String: Any])
         #expect(parsed["kind"] as? String == "passback" && parsed["uploadPending"] as? Bool == false)
 
         let issued = cluster.upstreams(serving: signIn == "web" ? "POST /oauth2/authorize" : "POST /oauth2/app-to-app")

@@ -90,7 +90,7 @@ import Testing
     }
 
     static func stored(_ fixture: Fixture) async throws -> StoredFile {
-        let token = try json(try WopiProcess.run(["token", "--user", username, "--file", fixture.fileID, "--data", fixture.data.path]), "token")
+        let token = try json(try await WopiProcess.run(["token", "--user", username, "--file", fixture.fileID, "--data", fixture.data.path]), "token")
         let accessToken = try #require(token["access_token"] as? String)
         let query = "access_token=" + (accessToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? accessToken)
 
@@ -141,7 +141,7 @@ import Testing
         let newContent = Data("the edited report, saved by the simulated Word \(UUID().uuidString)\n".utf8)
         try newContent.write(to: replacement)
 
-        let run = try WopiProcess.run([
+        let run = try await WopiProcess.run([
             "simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper, "--app-signin-command", try fixture.appSigninCommand,
             "--client-id", Self.clientID, "--client-secret", Self.clientSecret, "--replace-with", replacement.path,
         ], timeout: 180)
@@ -169,7 +169,7 @@ import Testing
         defer { fixture.stop() }
         let before = try await Self.stored(fixture)
 
-        let run = try WopiProcess.run([
+        let run = try await WopiProcess.run([
             "simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper, "--username", Self.username, "--password", Self.password,
             "--client-id", Self.clientID, "--client-secret", Self.clientSecret,
         ], timeout: 180)
@@ -192,7 +192,7 @@ import Testing
         defer { fixture.stop() }
         let before = try await Self.stored(fixture)
         let environment = ["WOPI_OFFICE_CLIENT_ID": Self.clientID, "WOPI_OFFICE_CLIENT_SECRET": Self.clientSecret]
-        let run = try WopiProcess.run(["simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper,
+        let run = try await WopiProcess.run(["simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper,
                                        "--username", Self.username, "--password", Self.password],
                                       environment: environment, timeout: 180)
         #expect(run.exitCode == 0, "simulate failed:\n\(run.stdout)\n\(run.stderr)")
@@ -200,7 +200,7 @@ import Testing
         #expect(try await Self.stored(fixture).version != before.version)
 
         // Without the shared registration the token exchange is refused, and the simulator says where.
-        let mismatched = try WopiProcess.run(["simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper,
+        let mismatched = try await WopiProcess.run(["simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper,
                                               "--username", Self.username, "--password", Self.password],
                                              environment: ["WOPI_OFFICE_CLIENT_ID": Self.clientID, "WOPI_OFFICE_CLIENT_SECRET": "wrong"],
                                              timeout: 180)
@@ -214,7 +214,7 @@ import Testing
         defer { fixture.stop() }
         let before = try await Self.stored(fixture)
 
-        let run = try WopiProcess.run([
+        let run = try await WopiProcess.run([
             "simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper, "--username", Self.username, "--password", Self.password,
             "--client-id", Self.clientID, "--client-secret", Self.clientSecret, "--json",
         ], timeout: 180)
@@ -240,7 +240,7 @@ import Testing
     func wrongPassword() async throws {
         let fixture = try Self.makeFixture(mode: "edit")
         defer { fixture.stop() }
-        let run = try WopiProcess.run([
+        let run = try await WopiProcess.run([
             "simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper, "--username", Self.username, "--password", "not-the-password",
             "--client-id", Self.clientID, "--client-secret", Self.clientSecret,
         ], timeout: 180)

@@ -52,15 +52,15 @@ struct S3CLITests {
         try content.write(to: document)
         let environment = Self.environment(server)
 
-        let user = try WopiProcess.run(["users", "add", "sam", "--password", "s3-cli-password", "--data", data.path], environment: environment)
+        let user = try await WopiProcess.run(["users", "add", "sam", "--password", "s3-cli-password", "--data", data.path], environment: environment)
         try #require(user.exitCode == 0, "\(user.stderr)")
-        let added = try WopiProcess.run(["files", "add", document.path, "--owner", "sam", "--data", data.path, "--blobs", blobs], environment: environment)
+        let added = try await WopiProcess.run(["files", "add", document.path, "--owner", "sam", "--data", data.path, "--blobs", blobs], environment: environment)
         try #require(added.exitCode == 0, "files add: \(added.stderr)")
         let id = try #require((try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])?["id"] as? String)
         let localBodies = (FileManager.default.enumerator(atPath: data.appendingPathComponent("blobs").path)?.allObjects as? [String] ?? [])
             .filter { !$0.hasPrefix(".") && $0.contains("/") }
         #expect(localBodies.isEmpty, "bodies in the local folder: \(localBodies)")
-        let minted = try WopiProcess.run(["token", "--user", "sam", "--file", id, "--data", data.path], environment: environment)
+        let minted = try await WopiProcess.run(["token", "--user", "sam", "--file", id, "--data", data.path], environment: environment)
         let token = try #require((try JSONSerialization.jsonObject(with: Data(minted.stdout.utf8)) as? [String: Any])?["access_token"] as? String)
 
         var serveEnvironment = environment
@@ -85,7 +85,7 @@ struct S3CLITests {
         defer { try? FileManager.default.removeItem(at: work) }
         let secret = "wrong-secret-\(UUID().uuidString)"
         for arguments in [["serve", "--port", "\(try LocalPort.free())"], ["users", "list"]] {
-            let run = try WopiProcess.run(arguments + ["--data", work.path, "--blobs", blobs], environment: Self.environment(server, secret: secret))
+            let run = try await WopiProcess.run(arguments + ["--data", work.path, "--blobs", blobs], environment: Self.environment(server, secret: secret))
             #expect(run.exitCode == 2, "\(arguments[0]): \(run.exitCode) \(run.stderr)")
             let lines = run.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains("refused the credentials") && lines[0].contains("SignatureDoesNotMatch"), "\(run.stderr)")
@@ -96,7 +96,7 @@ struct S3CLITests {
         var environment = ProcessInfo.processInfo.environment
         environment["AWS_ACCESS_KEY_ID"] = nil
         environment["AWS_SECRET_ACCESS_KEY"] = nil
-        let run = try WopiProcess.run(["serve", "--port", "\(try LocalPort.free())", "--data", work.path, "--blobs", blobs, "--s3-credentials", file.path],
+        let run = try await WopiProcess.run(["serve", "--port", "\(try LocalPort.free())", "--data", work.path, "--blobs", blobs, "--s3-credentials", file.path],
                                       environment: environment)
         #expect(run.exitCode == 2 && run.stderr.contains("SignatureDoesNotMatch") && !run.stderr.contains(secret), "\(run.stderr)")
     }
@@ -111,25 +111,25 @@ struct S3CLITests {
         bare["AWS_ACCESS_KEY_ID"] = nil
         bare["AWS_SECRET_ACCESS_KEY"] = nil
 
-        let missing = try WopiProcess.run(["serve", "--port", "\(try LocalPort.free())", "--data", work.path, "--blobs", blobs], environment: bare)
+        let missing = try await WopiProcess.run(["serve", "--port", "\(try LocalPort.free())", "--data", work.path, "--blobs", blobs], environment: bare)
         #expect(missing.exitCode == 2 && missing.stderr.contains("AWS_ACCESS_KEY_ID") && missing.stderr.split(separator: "\n").count == 1,
                 "\(missing.stderr)")
 
         let closedPort = try LocalPort.free()
         let started = Date()
-        let unreachable = try WopiProcess.run(["serve", "--port", "\(try LocalPort.free())", "--data", work.path,
+        let unreachable = try await WopiProcess.run(["serve", "--port", "\(try LocalPort.free())", "--data", work.path,
                                                "--blobs", "s3://wopi-nowhere?endpoint=http://127.0.0.1:\(closedPort)&region=us-east-1"],
                                               environment: Self.environment(server))
         #expect(unreachable.exitCode == 2 && unreachable.stderr.contains("cannot reach the S3 endpoint http://127.0.0.1:\(closedPort)"),
                 "\(unreachable.stderr)")
         #expect(Date().timeIntervalSince(started) < 20)
 
-        let malformed = try WopiProcess.run(["users", "list", "--data", work.path, "--blobs", "s3://Not_A_Bucket"], environment: Self.environment(server))
+        let malformed = try await WopiProcess.run(["users", "list", "--data", work.path, "--blobs", "s3://Not_A_Bucket"], environment: Self.environment(server))
         #expect(malformed.exitCode == 2 && malformed.stderr.contains("is not a bucket name"), "\(malformed.stderr)")
 
         // SeaweedFS signs any region, so the wrong-region answer comes from a stand-in that answers as AWS does.
         try await Self.withWrongRegionEndpoint(actualRegion: "eu-central-1") { port in
-            let run = try WopiProcess.run(["serve", "--port", "\(try LocalPort.free())", "--data", work.path,
+            let run = try await WopiProcess.run(["serve", "--port", "\(try LocalPort.free())", "--data", work.path,
                                            "--blobs", "s3://wopi-elsewhere?endpoint=http://127.0.0.1:\(port)&region=us-east-1"],
                                           environment: Self.environment(server))
             #expect(run.exitCode == 2, "\(run.stderr)")

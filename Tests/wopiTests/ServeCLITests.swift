@@ -16,7 +16,7 @@ import Glibc
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-first-run-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
 
-        let server = try WopiServer.start(data: data)
+        let server = try await WopiServer.start(data: data)
         let log = server.log
         #expect(log.contains("user: demo"), "welcome text: \(log)")
         let password = try #require(log.firstMatch(of: /password: (\S+)/)?.1, "the generated password is shown once")
@@ -29,7 +29,7 @@ import Glibc
         #expect(signIn.status.code == 200 && signInPage.contains("<form"), "the banner's address has a sign-in page")
 
         for (kind, id) in ids {
-            let minted = try WopiProcess.run(["token", "--user", "demo", "--file", id, "--data", data.path])
+            let minted = try await WopiProcess.run(["token", "--user", "demo", "--file", id, "--data", data.path])
             #expect(minted.exitCode == 0, "\(minted.stderr)")
             let object = try JSONSerialization.jsonObject(with: Data(minted.stdout.utf8)) as? [String: Any]
             let token = try #require(object?["access_token"] as? String)
@@ -42,11 +42,11 @@ import Glibc
         }
         #expect(server.stop(signal: SIGINT) == 0, "SIGINT stops the server with exit status 0")
 
-        let again = try WopiServer.start(data: data)
+        let again = try await WopiServer.start(data: data)
         #expect(!again.log.contains("Created the demo user"), "a data folder with users is left as it is")
         #expect(again.log.contains("Web front: \(again.baseURL)/   (sign in as demo with the password printed when this data folder was created)"),
                 "every start names the web front and its demo user: \(again.log)")
-        let users = try WopiProcess.run(["users", "list", "--data", data.path])
+        let users = try await WopiProcess.run(["users", "list", "--data", data.path])
         #expect(users.stdout.split(separator: "\n").count == 1)
         #expect(again.stop(signal: SIGTERM) == 0, "SIGTERM stops the server with exit status 0")
     }
@@ -73,7 +73,7 @@ import Glibc
         }
 
         for count in ["0", "257", "two"] {
-            let refused = try WopiProcess.run(["serve", "--event-loops", count, "--data", data.path])
+            let refused = try await WopiProcess.run(["serve", "--event-loops", count, "--data", data.path])
             #expect(refused.exitCode == 2 && refused.stderrLines.count == 1, "\(count): \(refused.stderr)")
             #expect(refused.stderr.contains("event-loops"), "names the option: \(refused.stderr)")
         }

@@ -55,6 +55,13 @@ struct WopiProcess {
         throw Failure.binaryNotFound(searched)
     }
 
+    /// Runs `wopi` as ``run(_:stdin:environment:timeout:)`` does, on a thread of its own: the wait never holds
+    /// one of the few threads of Swift's cooperative pool, which the suite's in-process servers need to answer
+    /// the very process being waited for.
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil, timeout: Double = 30) async throws -> Result {
+        try await offPool { try run(arguments, stdin: stdin, environment: environment, timeout: timeout) }
+    }
+
     /// Runs `wopi` with `arguments`, optional `stdin` text, and a timeout; captures both streams.
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil, timeout: Double = 30) throws -> Result {
         let process = ChildProcess()
@@ -108,5 +115,12 @@ private final class OutputCollector: @unchecked Sendable {
     var values: (Data, Data) {
         lock.lock(); defer { lock.unlock() }
         return (out, err)
+    }
+}
+
+/// Runs blocking `work` on a Dispatch thread and waits for it without holding a thread of the cooperative pool.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
     }
 }

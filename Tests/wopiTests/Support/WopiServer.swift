@@ -28,6 +28,12 @@ final class WopiServer: @unchecked Sendable {
     private let process: ChildProcess
     private let logURL: URL
 
+    /// Starts the server as ``start(data:extraArguments:timeout:)`` does, waiting on a thread of its own rather
+    /// than on one of the cooperative pool's.
+    static func start(data: URL, extraArguments: [String] = [], timeout: Double = 60) async throws -> WopiServer {
+        try await offPool { try start(data: data, extraArguments: extraArguments, timeout: timeout) }
+    }
+
     /// Starts `wopi serve --host 127.0.0.1 --port <free port> --data <data>` plus `extraArguments`, and waits until it accepts TCP connections.
     static func start(data: URL, extraArguments: [String] = [], timeout: Double = 60) throws -> WopiServer {
         var lastError: (any Error)?
