@@ -172,7 +172,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Servers the tests start and stop themselves: PostgreSQL, nginx, free loopback ports. Foundation only.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
+        .target(name: "TestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Tests/TestSupport",
+                swiftSettings: strictSettings),
         // Crypto: the SHA-256 the documentation snippets' PKCE sign-in passes in (CryptoKit on iOS).
         .testTarget(name: "OfficeURLSchemeTests", dependencies: ["OfficeURLScheme", .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: strictSettings),

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
-import Logging
 import NIOHTTP1
 import TestSupport
 import Testing
@@ -107,27 +106,12 @@ enum AttackerPage {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "<", with: "&lt;")
     }
 
-    /// Serves `html` at `/` on a free port while `body` runs.
-    static func serve<T: Sendable>(_ html: String, _ body: (Int) async throws -> T) async throws -> T {
-        let port = try LocalPort.free()
-        let router = Router(context: BasicRequestContext.self)
+    /// Serves `html` at `/` on a port of its own while `body` runs with that port.
+    static func serve<T: Sendable>(_ html: String, _ body: @Sendable (Int) async throws -> T) async throws -> T {
+        let router = Router()
         router.get("/") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
         }
-        var logger = Logger(label: "attacker-page")
-        logger.logLevel = .critical
-        let (running, runningContinuation) = AsyncStream.makeStream(of: Void.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                              onServerRunning: { _ in runningContinuation.finish() }, logger: logger)
-        let server = Task {
-            defer { runningContinuation.finish() }
-            try await app.runService(gracefulShutdownSignals: [])
-        }
-        for await _ in running {}
-        let result: Result<T, any Error>
-        do { result = .success(try await body(port)) } catch { result = .failure(error) }
-        server.cancel()
-        _ = await server.result
-        return try result.get()
+        return try await LoopbackServer.serve(router, label: "attacker-page") { base in try await body(base.port ?? 0) }
     }
 }

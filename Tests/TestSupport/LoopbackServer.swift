@@ -2,10 +2,11 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// Runs a stand-in server of the test suite (a foreign WOPI host, a definitions download, an S3 endpoint)
+/// Runs a stand-in server of the test suite (a foreign WOPI host, a definitions download, an S3 endpoint, an
+/// attacker's page)
 /// on 127.0.0.1 and an ephemeral port for the duration of `body`, which gets its base URL.
-enum LoopbackServer {
-    static func serve<T: Sendable>(_ router: Router<BasicRequestContext>, label: String,
+public enum LoopbackServer {
+    public static func serve<T: Sendable>(_ router: Router<BasicRequestContext>, label: String,
                                    _ body: @Sendable (URL) async throws -> T) async throws -> T {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: label)
