@@ -4,14 +4,9 @@ import Testing
 /// `wopi simulate --scenario …` on real processes, against `wopi serve` (with sign-in and with
 /// `--access-token`), and against WOPI hosts that are not WOPIKit's code.
 @Suite(.serialized) struct ScenarioCLITests {
-    /// `WopiProcess.run` on a Dispatch thread, so a blocking wait never holds one of the few
-    /// cooperative threads an in-process host needs to answer.
+    /// `wopi` with the long timeout a whole scenario run may need.
     static func run(_ arguments: [String], timeout: Double = 600) async throws -> WopiProcess.Result {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try WopiProcess.run(arguments, timeout: timeout) })
-            }
-        }
+        try await WopiProcess.run(arguments, timeout: timeout)
     }
 
     /// The `scenario <name>: <word> (…)` summary lines of `--scenario all`, by scenario.

@@ -18,11 +18,7 @@ import WOPIValidator
     }
 
     static func run(_ arguments: [String], environment: [String: String]) async throws -> WopiProcess.Result {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try WopiProcess.run(arguments, environment: environment, timeout: 120) })
-            }
-        }
+        try await WopiProcess.run(arguments, environment: environment, timeout: 120)
     }
 
     /// The pinned files, read from the definitions the suite uses, by repository path.
