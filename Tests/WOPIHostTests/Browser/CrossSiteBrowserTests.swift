@@ -20,10 +20,7 @@ struct CrossSiteBrowserTests {
         try await BrowserHost.run { host in
             try await HeadlessChromium.run { driver in
                 let browser = Browser(driver: driver)
-                try await driver.navigate(host.baseURL + "/")
-                try await browser.waitFor("the sign-in form") { try await driver.elements("form#signin").count == 1 }
-                try await browser.signIn(password: BrowserHost.password)
-                try await browser.waitFor("the file list") { try await driver.elements("#listing").count == 1 }
+                try await browser.signInFromFrontPage(of: host)
                 let session = try #require(try await driver.cookie("wopi_session"))
 
                 // `localhost` is another site than `127.0.0.1`: the browser says `Sec-Fetch-Site: cross-site`.

@@ -17,10 +17,7 @@ struct HostPageBrowserTests {
             try await BrowserHost.run(webClients: clients) { host in
                 try await HeadlessChromium.run { driver in
                     let browser = Browser(driver: driver)
-                    try await driver.navigate(host.baseURL + "/")
-                    try await browser.waitFor("the sign-in form") { try await driver.elements("form#signin").count == 1 }
-                    try await browser.signIn(password: BrowserHost.password)
-                    try await browser.waitFor("the file list") { try await driver.elements("#listing").count == 1 }
+                    try await browser.signInFromFrontPage(of: host)
 
                     // The folder page offers the browser editor beside the Office links.
                     let id = host.report.id.rawValue

@@ -153,10 +153,7 @@ struct WebFrontBrowserTests {
         try await BrowserHost.run { host in
             try await HeadlessChromium.run { driver in
                 let browser = Browser(driver: driver)
-                try await driver.navigate(host.baseURL + "/")
-                try await browser.waitFor("the sign-in form") { try await driver.elements("form#signin").count == 1 }
-                try await browser.signIn(password: BrowserHost.password)
-                try await browser.waitFor("the file list") { try await driver.elements("#listing").count == 1 }
+                try await browser.signInFromFrontPage(of: host)
                 let saved = try #require(try await driver.cookie("wopi_session"))
 
                 try await driver.click(try await driver.element("#signout"))
@@ -187,10 +184,7 @@ struct WebFrontBrowserTests {
             try await HeadlessChromium.run { driver in
                 let pages = PageChecks(driver: driver)
                 let browser = Browser(driver: driver)
-                try await driver.navigate(host.baseURL + "/")
-                try await browser.waitFor("the sign-in form") { try await driver.elements("form#signin").count == 1 }
-                try await browser.signIn(password: BrowserHost.password)
-                try await browser.waitFor("the file list") { try await driver.elements("#listing").count == 1 }
+                try await browser.signInFromFrontPage(of: host)
                 let big = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-big-\(UUID().uuidString).docx")
                 try Data(repeating: 7, count: 5000).write(to: big)
                 defer { try? FileManager.default.removeItem(at: big) }
@@ -307,6 +301,14 @@ struct Browser: Sendable {
         try await driver.type(user, into: name)
         try await driver.type(password, into: try await driver.element("#password"))
         try await driver.click(try await driver.element("button[type=submit]"))
+    }
+
+    /// Opens `host`'s front page and signs alice in; returns once her files are listed.
+    func signInFromFrontPage(of host: BrowserHost) async throws {
+        try await driver.navigate(host.baseURL + "/")
+        try await waitFor("the sign-in form") { try await driver.elements("form#signin").count == 1 }
+        try await signIn(password: BrowserHost.password)
+        try await waitFor("the file list") { try await driver.elements("#listing").count == 1 }
     }
 
     /// The names in the folder listing, in order.
