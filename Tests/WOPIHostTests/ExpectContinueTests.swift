@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WOPICore
 @testable import WOPIHost
@@ -23,7 +24,7 @@ struct ExpectContinueTests {
             let doc = try await host.document()
             expectStatus(try await host.lock(doc.id, token: doc.token, "expect-lock"), 200)
             let content = Array(String(repeating: "new content, sent after 100 Continue. ", count: 2000).utf8)
-            let (interim, final, next) = try await RawHTTPConnection.offPool {
+            let (interim, final, next) = try await offPool {
                 let connection = try RawHTTPConnection(port: host.port, timeout: 60)
                 connection.write(Self.putFileHead(doc.id, token: doc.token, length: content.count, lock: "expect-lock", keepAlive: true))
                 // Nothing of the body is sent until the host asks for it.
@@ -70,7 +71,7 @@ struct ExpectContinueTests {
                 ("a body over the maximum", 413, Self.putFileHead(doc.id, token: doc.token, length: 2 * 1024 * 1024, lock: "the-real-lock")),
             ]
             for (name, status, head) in cases {
-                let (outcome, rest) = try await RawHTTPConnection.offPool {
+                let (outcome, rest) = try await offPool {
                     // A host that waited for the body would leave this read to time out (the test host has no idle timeout).
                     let connection = try RawHTTPConnection(port: host.port, timeout: 60)
                     connection.write(head)

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import TestSupport
 import NIOCore
 import NIOHTTP1
 import Testing
@@ -438,7 +439,7 @@ struct HostileInputTests {
             enum Ending: String, CaseIterable { case fin, reset, midChunk, oneByteShort }
             for ending in Ending.allCases {
                 let port = host.port
-                let status: Int? = try await RawHTTPConnection.offPool {
+                let status: Int? = try await offPool {
                     let connection = try RawHTTPConnection(port: port)
                     switch ending {
                     case .fin, .reset:
@@ -490,7 +491,7 @@ struct HostileInputTests {
                 .joined(separator: "\r\n") + "\r\n\r\n"
             let port = host.port
             // Start the upload with the right lock, then stall half-way.
-            let connection = try await RawHTTPConnection.offPool { () -> RawHTTPConnection in
+            let connection = try await offPool { () -> RawHTTPConnection in
                 let connection = try RawHTTPConnection(port: port)
                 connection.write(head)
                 connection.write([UInt8](repeating: 0x55, count: length / 2))
@@ -500,7 +501,7 @@ struct HostileInputTests {
             // Meanwhile another client takes the lock over.
             expectStatus(try await host.unlockAndRelock(doc.id, token: doc.token, old: "first-holder", new: "second-holder"), 200)
             let before = try await host.snapshot(doc)
-            let outcome = try await RawHTTPConnection.offPool { () -> RawHTTPConnection.Outcome in
+            let outcome = try await offPool { () -> RawHTTPConnection.Outcome in
                 connection.write([UInt8](repeating: 0x55, count: length / 2))
                 return connection.readResponse()
             }

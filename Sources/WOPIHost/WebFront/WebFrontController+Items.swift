@@ -19,7 +19,7 @@ extension WebFrontController {
     func formPost(_ request: Request, context: Context) async throws -> Result<FormPost, Refusal> {
         let (language, _) = Self.language(request)
         guard let (session, user) = try await backend.webSession(request) else { return .failure(Refusal(response: seeOther(basePath + "/"))) }
-        guard originRefusal(request) == nil, let fields = try? await AuthorizationServer.formBody(request), session.accepts(csrf: fields["csrf"]) else {
+        guard backend.originRefusal(request) == nil, let fields = try? await AuthorizationServer.formBody(request), session.accepts(csrf: fields["csrf"]) else {
             return .failure(Refusal(response: try messagePage(language.webFront.formExpired, session: session, user: user, language: language,
                                                               status: .forbidden)))
         }

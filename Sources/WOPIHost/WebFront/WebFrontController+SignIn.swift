@@ -37,7 +37,7 @@ extension WebFrontController {
         let (language, _) = Self.language(request)
         let strings = language.strings
         let now = backend.configuration.now()
-        if let refusal = originRefusal(request) {
+        if let refusal = backend.originRefusal(request) {
             context.logger.notice("web sign-in refused: it came from another site", metadata: ["reason": "\(refusal)"])
             backend.audit(.signInFailed, details: ["reason": "cross_site", "via": "web"])
             return try await signInPage(request, language: language, username: "", error: language.webFront.formExpired, status: .forbidden)
@@ -82,7 +82,7 @@ extension WebFrontController {
     /// a session cookie has nothing to end and goes to the sign-in form, setting no cookie.
     func signOut(_ request: Request, context: Context) async throws -> Response {
         let (language, _) = Self.language(request)
-        if let refusal = originRefusal(request) {
+        if let refusal = backend.originRefusal(request) {
             context.logger.notice("web sign-out refused: it came from another site", metadata: ["reason": "\(refusal)"])
             return try messagePage(language.webFront.formExpired, session: nil, user: nil, language: language, status: .forbidden)
         }
@@ -97,10 +97,5 @@ extension WebFrontController {
         try await backend.webSessions.endWebSession(digest: SecretDigest(of: secret))
         if let (_, user) = signedIn { backend.audit(.signedOut, user: user.name, details: ["via": "web"]) }
         return seeOther(basePath + "/", cookies: [cookie(WebSession.cookieName, value: "", maxAge: 0)])
-    }
-
-    /// Why ``RequestOriginRules`` refuses `request` for this host's public origin; `nil` when it may go on.
-    func originRefusal(_ request: Request) -> RequestOriginRules.Refusal? {
-        backend.originRefusal(request)
     }
 }

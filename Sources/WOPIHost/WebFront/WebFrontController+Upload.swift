@@ -18,7 +18,7 @@ extension WebFrontController {
             return try messagePage(strings.notFound, session: session, user: user, language: language, status: .notFound)
         }
         let expired = try messagePage(strings.formExpired, session: session, user: user, language: language, status: .forbidden)
-        guard originRefusal(request) == nil,
+        guard backend.originRefusal(request) == nil,
               let reader = MultipartFormReader(contentType: request.headers[.contentType], body: request.body) else { return expired }
         // The token must come first (browsers send fields in document order), so nothing is stored before it is checked.
         guard let first = try? await reader.nextPart(), first.name == "csrf", first.filename == nil,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -192,13 +193,6 @@ final class RawHTTPConnection: @unchecked Sendable {
     }
 
     // MARK: Async entry points
-
-    /// Runs blocking socket work on a global queue rather than on the cooperative pool.
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-        }
-    }
 
     /// Sends `request` (the complete bytes: request line, headers, body) and reads the answer.
     static func exchange(port: Int, _ request: [UInt8]) async throws -> Outcome {

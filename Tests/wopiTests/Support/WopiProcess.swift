@@ -117,10 +117,3 @@ private final class OutputCollector: @unchecked Sendable {
         return (out, err)
     }
 }
-
-/// Runs blocking `work` on a Dispatch thread and waits for it without holding a thread of the cooperative pool.
-func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-    }
-}
