@@ -122,6 +122,21 @@ public final class ChildProcess: @unchecked Sendable {
         if child > 0, isRunning { kill(child, SIGTERM) }
     }
 
+    /// Sends `signal`, waits up to `grace` seconds for the child to exit, then SIGKILLs it, and reaps it.
+    /// Returns whether it exited by itself (`false` when it had to be killed or had already stopped).
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM, grace: Double = 10) -> Bool {
+        guard isRunning else { return false }
+        let child = processIdentifier
+        kill(child, signal)
+        let deadline = Date().addingTimeInterval(grace)
+        while isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let killed = isRunning
+        if killed { kill(child, SIGKILL) }
+        waitUntilExit()
+        return !killed
+    }
+
     /// The exit code, or the signal number when ``terminationReason`` is `.uncaughtSignal`.
     public var terminationStatus: Int32 {
         let status = lock.withLock { waitStatus ?? 0 }

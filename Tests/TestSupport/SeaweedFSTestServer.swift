@@ -151,13 +151,7 @@ public final class SeaweedFSTestServer: Sendable {
     public func stop() { stop(keepFolder: false) }
 
     private func stop(keepFolder: Bool) {
-        if let server = process.withLock({ $0 }), server.isRunning {
-            let pid = server.processIdentifier
-            kill(pid, SIGTERM)
-            let deadline = Date().addingTimeInterval(15)
-            while server.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            if server.isRunning { kill(pid, SIGKILL) }
-        }
+        process.withLock { $0 }?.stop(grace: 15)
         if !keepFolder { try? FileManager.default.removeItem(at: folder) }
     }
 

@@ -291,13 +291,7 @@ final class ServeProcess: @unchecked Sendable {
 
     /// Stops the server by its PID and removes its log.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        process.stop()
         try? FileManager.default.removeItem(atPath: logPath)
     }
 }

@@ -155,15 +155,9 @@ final class WopiServer: @unchecked Sendable {
     @discardableResult
     func stop(signal: Int32 = SIGTERM) -> Int32? {
         guard process.isRunning else { return nil }
-        let pid = process.processIdentifier
-        kill(pid, signal)
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        let killed = process.isRunning
-        if killed { kill(pid, SIGKILL) }
-        process.waitUntilExit()
+        let exited = process.stop(signal: signal)
         try? FileManager.default.removeItem(at: logURL)
-        return killed || process.terminationReason != .exit ? nil : process.terminationStatus
+        return !exited || process.terminationReason != .exit ? nil : process.terminationStatus
     }
 
     deinit { stop() }
