@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import Testing
+import TestSupport
 import WOPICore
 @testable import WOPIHost
 
@@ -62,7 +63,7 @@ struct SharePageHTTPTests {
             let expired = try #require(URL(string: host.backend.shareLink(user: owner.id, item: file.id, isContainer: false,
                                                                          notAfter: host.clock.now().addingTimeInterval(60))))
             host.clock.advance(by: 120)
-            for bad in ["/share/not-a-token", String(path.dropLast(2)) + "xx", expired.path, expired.path + "/content"] {
+            for bad in ["/share/not-a-token", path.tampered(), expired.path, expired.path + "/content"] {
                 let page = try await get(host, String(bad), headers: ["Accept-Language: de"])
                 #expect(page.status == 404, "\(bad)")
                 #expect(page.header("Content-Type") == "text/html; charset=utf-8")

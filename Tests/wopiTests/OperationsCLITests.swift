@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -92,7 +93,7 @@ import Darwin
         let body = Data(repeating: 0x41, count: 12_345)
         #expect(try Self.put(server, setup, body, lock: "client-one").status == 200)
         #expect(try Self.put(server, setup, body, lock: "client-two").status == 409, "a save under the wrong lock conflicts")
-        let forged = try RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)?access_token=\(setup.token.dropLast(2))xx")
+        let forged = try RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)?access_token=\(setup.token.tampered())")
         #expect(forged.status == 401)
 
         let scrape = try RawHTTPConnection.request(port: metricsPort, "GET", "/metrics")
