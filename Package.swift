@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "OfficeURLScheme", targets: ["OfficeURLScheme"]),
         .library(name: "WOPICore", targets: ["WOPICore"]),
         .library(name: "WOPIHost", targets: ["WOPIHost"]),
+        .library(name: "WOPIStoreSQLite", targets: ["WOPIStoreSQLite"]),
+        .library(name: "WOPIStorePostgres", targets: ["WOPIStorePostgres"]),
         .library(name: "WOPIBlobStoreS3", targets: ["WOPIBlobStoreS3"]),
         .library(name: "WOPIStoreTesting", targets: ["WOPIStoreTesting"]),
         .library(name: "WOPIValidator", targets: ["WOPIValidator"]),
@@ -66,18 +68,13 @@ let package = Package(
         ),
         // One C call Swift cannot make (a variadic function): see its header.
         .target(name: "CSQLiteConfig", linkerSettings: [.linkedLibrary("sqlite3")]),
-        // The WOPI host: Hummingbird routes over pluggable stores (SQLite + files by default).
+        // The WOPI host: Hummingbird routes over pluggable stores. No database driver: those are the two targets below.
         .target(
             name: "WOPIHost",
             dependencies: [
                 "WOPICore",
                 "OfficeURLScheme",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                "CSQLiteConfig",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
@@ -98,6 +95,35 @@ let package = Package(
             exclude: ["Resources/README.md"],
             // The demo documents and the page templates, read through `HostResources`.
             resources: [.copy("Resources/SampleDocuments"), .copy("Resources/Templates")],
+            swiftSettings: strictSettings
+        ),
+        // The embedded default: metadata in one SQLite file, through GRDB.
+        .target(
+            name: "WOPIStoreSQLite",
+            dependencies: [
+                "WOPIHost",
+                "WOPICore",
+                "CSQLiteConfig",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Several hosts on one PostgreSQL database, through PostgresNIO.
+        .target(
+            name: "WOPIStorePostgres",
+            dependencies: [
+                "WOPIHost",
+                "WOPICore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: strictSettings
         ),
         // Document bodies in an S3-compatible bucket: a Signature Version 4 signer and a small S3 client.
@@ -156,6 +182,8 @@ let package = Package(
                 "OfficeURLScheme",
                 "WOPICore",
                 "WOPIHost",
+                "WOPIStoreSQLite",
+                "WOPIStorePostgres",
                 "WOPIBlobStoreS3",
                 "WOPIValidator",
                 "OfficeSimulator",
@@ -184,6 +212,8 @@ let package = Package(
             name: "WOPIHostTests",
             dependencies: [
                 "WOPIHost",
+                "WOPIStoreSQLite",
+                "WOPIStorePostgres",
                 "WOPICore",
                 "WOPIStoreTesting",
                 "TestSupport",
@@ -201,6 +231,7 @@ let package = Package(
             dependencies: [
                 "WOPIBlobStoreS3",
                 "WOPIHost",
+                "WOPIStorePostgres",
                 "WOPIStoreTesting",
                 "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -217,6 +248,7 @@ let package = Package(
             dependencies: [
                 "OfficeSimulator",
                 "WOPIHost",
+                "WOPIStoreSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

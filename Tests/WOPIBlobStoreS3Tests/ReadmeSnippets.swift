@@ -3,16 +3,17 @@ import WOPIBlobStoreS3
 import WOPIHost
 import Testing
 import WOPIStoreTesting
+import WOPIStorePostgres
 
 // The README's Swift for the S3 store and for a blob store of your own, word for word, so that it is
 // compiled code (DocumentationSnippetTests checks that every README block stands here or in Snippets.swift).
 
 /// The README's lines that give a host its bodies in S3. Compiled, not run: they name a real bucket.
-func readmeS3Storage(dataFolder: URL, databaseURL: PostgresDatabaseURL?) async throws -> HostStorage {
+func readmeS3Storage(databaseURL: PostgresDatabaseURL) async throws -> HostStorage {
     let http = S3BlobStore.makeHTTPClient()
     let bodies = try await S3BlobStore.connect(to: S3Location(parsing: "s3://wopi-bodies?region=eu-west-3"),
                                                credentials: S3Credentials.fromEnvironment()!, http: http)
-    let storage = try await HostStorage.open(data: dataFolder, database: databaseURL, blobStore: bodies)
+    let storage = try await HostStorage.postgres(database: databaseURL, blobStore: bodies)
     return storage
 }
 

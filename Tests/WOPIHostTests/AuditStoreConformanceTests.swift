@@ -4,6 +4,8 @@ import PostgresNIO
 import Testing
 import WOPICore
 @testable import WOPIHost
+@testable import WOPIStoreSQLite
+@testable import WOPIStorePostgres
 
 /// The audit trail and the failed sign-in counts, on SQLite and a real PostgreSQL server: what every
 /// host of a deployment appends to and counts in.

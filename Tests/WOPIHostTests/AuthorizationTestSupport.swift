@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 import WOPICore
 @testable import WOPIHost
+import WOPIStoreSQLite
 
 /// A host with sign-in on a temporary data folder, served over real HTTP on 127.0.0.1 (an
 /// ephemeral port), with two users and a clock the tests can move.

@@ -3,6 +3,7 @@ import Testing
 @testable import WOPIHost
 #if canImport(FoundationXML)
 import FoundationXML
+import WOPIStoreSQLite
 #endif
 
 /// Reads the sample documents the host ships (its resource files) with an independent ZIP reader

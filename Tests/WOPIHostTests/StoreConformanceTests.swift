@@ -4,6 +4,8 @@ import PostgresNIO
 import Testing
 import WOPICore
 @testable import WOPIHost
+@testable import WOPIStoreSQLite
+@testable import WOPIStorePostgres
 
 /// One suite every ``WOPIStore`` + ``AuthorizationStore`` must pass: run against SQLite and a real
 /// PostgreSQL server, so the two stores cannot drift apart.

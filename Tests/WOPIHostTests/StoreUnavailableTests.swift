@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 import WOPICore
 @testable import WOPIHost
+import WOPIStorePostgres
 
 /// A metadata store that goes away while the host runs: every WOPI request is answered within
 /// 2 s with 503, `Retry-After` and `X-WOPI-ServerError`; `/health/ready` says 503 with the reason

@@ -9,6 +9,7 @@ import Synchronization
 import Testing
 import WOPICore
 @testable import WOPIHost
+import WOPIStoreSQLite
 
 /// The pages as templates render them: what a failing store gives, what a hostile name becomes,
 /// and the one set of security headers on every kind of page.

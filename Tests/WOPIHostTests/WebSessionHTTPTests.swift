@@ -5,6 +5,7 @@ import Testing
 import TestSupport
 import WOPICore
 @testable import WOPIHost
+import WOPIStorePostgres
 
 /// Web sessions and CSRF at the edges, over HTTP as an attacker would try them: a cookie replayed
 /// after signing out, a sign-out or sign-in another site sends, a planted pre-sign-in cookie.

@@ -27,14 +27,14 @@ public struct ActivityRecord: Sendable, Hashable {
     }
 
     /// The activity as stored: JSON of ``WOPIActivity`` (sorted keys, so equal activities store equal text).
-    var activityJSON: String {
+    package var activityJSON: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: (try? encoder.encode(activity)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
     /// Decodes ``activityJSON``.
-    static func activity(fromJSON text: String) throws -> WOPIActivity {
+    package static func activity(fromJSON text: String) throws -> WOPIActivity {
         try JSONDecoder().decode(WOPIActivity.self, from: Data(text.utf8))
     }
 }

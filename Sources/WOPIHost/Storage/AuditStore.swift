@@ -3,8 +3,8 @@ import Foundation
 /// The fleet's one audit trail, kept where every host and admin command of a deployment writes:
 /// the metadata store (SQLite or PostgreSQL).
 ///
-/// Conform alongside ``WOPIStore`` to keep the trail in your own database; ``SQLiteStore`` and
-/// ``PostgresStore`` do. Events are read a page at a time (``auditEvents(matching:after:limit:)``),
+/// Conform alongside ``WOPIStore`` to keep the trail in your own database; `SQLiteStore` and
+/// `PostgresStore` do. Events are read a page at a time (``auditEvents(matching:after:limit:)``),
 /// so a trail of any length is listed in constant memory.
 public protocol AuditStore: Sendable {
     /// Appends events, in order, in one atomic step.
@@ -83,13 +83,13 @@ extension AuditStore {
 
 extension AuditEvent {
     /// The details as stored: one JSON object of strings, keys sorted.
-    var detailsJSON: String {
+    package var detailsJSON: String {
         let data = (try? JSONSerialization.data(withJSONObject: details, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 
     /// An event read back from a store; `nil` for a kind this binary does not know (written by a newer one).
-    init?(stored kind: String, time: Double, user: String?, file: String?, requestID: String?, detailsJSON: String) {
+    package init?(stored kind: String, time: Double, user: String?, file: String?, requestID: String?, detailsJSON: String) {
         guard let kind = Kind(rawValue: kind) else { return nil }
         let details = (try? JSONSerialization.jsonObject(with: Data(detailsJSON.utf8))) as? [String: String] ?? [:]
         self.init(kind, time: Date(timeIntervalSince1970: time), user: user, file: file, requestID: requestID, details: details)

@@ -3,7 +3,7 @@ import Foundation
 /// Storage for the built-in OAuth 2.0 authorization server: authorization codes and OAuth tokens,
 /// all kept as digests (``SecretDigest``), never in the clear.
 ///
-/// Conform alongside ``WOPIStore`` to give your own database sign-in; ``SQLiteStore`` is the
+/// Conform alongside ``WOPIStore`` to give your own database sign-in; `SQLiteStore` is the
 /// embedded default. The two redeeming methods must each be one transaction: they are what makes
 /// a code single-use and a refresh token good for one rotation, even under concurrent requests.
 public protocol AuthorizationStore: Sendable {

@@ -5,10 +5,12 @@ import WOPICore
 /// What a host runs on: a metadata store (``WOPIStore`` and ``AuthorizationStore``) and a store of
 /// document bodies (any ``BlobStore``; ``FileSystemBlobStore`` by default).
 ///
-/// The embedded default keeps both in one data folder: `wopi.sqlite` and `blobs/`. For several hosts,
-/// ``open(data:database:blobs:logger:)`` with a PostgreSQL URL puts the metadata in that database, and
-/// `blobs` is a store every host reaches: a folder every host mounts, or object storage. `wopi serve` and the management commands open the same
-/// storage at the same time; the database keeps them consistent.
+/// The drivers live in their own products, so an embedder links only the database it uses.
+/// `WOPIStoreSQLite`'s `HostStorage.embedded(data:blobs:)` keeps both in one data folder: `wopi.sqlite`
+/// and `blobs/`. For several hosts, `WOPIStorePostgres`'s `HostStorage.postgres(database:blobStore:logger:)`
+/// puts the metadata in one database, and the bodies in a store every host reaches: a folder every host
+/// mounts, or object storage. `wopi serve` and the management commands open the same storage at the same
+/// time; the database keeps them consistent.
 public struct HostStorage: Sendable {
     /// Users, containers, files, locks, secrets, and sign-in records.
     public let store: any WOPIStore & AuthorizationStore
@@ -21,34 +23,6 @@ public struct HostStorage: Sendable {
         self.store = store
         self.blobs = blobs
         self.closeStore = close
-    }
-
-    /// The embedded default: SQLite at `<data>/wopi.sqlite`, bodies in the folder `blobs` (default `<data>/blobs`).
-    public static func embedded(data: URL, blobs: URL? = nil) throws -> HostStorage {
-        let data = data.standardizedFileURL
-        return try embedded(data: data, blobStore: try FileSystemBlobStore(folder: blobs ?? data.appendingPathComponent("blobs")))
-    }
-
-    /// SQLite at `<data>/wopi.sqlite`, bodies in `blobStore`.
-    public static func embedded(data: URL, blobStore: any BlobStore) throws -> HostStorage {
-        let data = data.standardizedFileURL
-        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return HostStorage(store: try SQLiteStore(path: data.appendingPathComponent("wopi.sqlite").path), blobs: blobStore)
-    }
-
-    /// PostgreSQL at `database` when given, else SQLite in `data`; bodies in the folder `blobs` (default `<data>/blobs`).
-    public static func open(data: URL, database: PostgresDatabaseURL?, blobs: URL?,
-                            logger: Logger = Logger(label: "wopi.storage")) async throws -> HostStorage {
-        let bodies = try FileSystemBlobStore(folder: blobs ?? data.standardizedFileURL.appendingPathComponent("blobs"))
-        return try await open(data: data, database: database, blobStore: bodies, logger: logger)
-    }
-
-    /// PostgreSQL at `database` when given, else SQLite in `data`; bodies in `blobStore`.
-    public static func open(data: URL, database: PostgresDatabaseURL?, blobStore: any BlobStore,
-                            logger: Logger = Logger(label: "wopi.storage")) async throws -> HostStorage {
-        guard let database else { return try embedded(data: data, blobStore: blobStore) }
-        let store = try await PostgresStore.connect(to: database, logger: logger)
-        return HostStorage(store: store, blobs: blobStore, close: { await store.close() })
     }
 
     /// Releases the store's connections.

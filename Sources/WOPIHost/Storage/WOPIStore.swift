@@ -7,7 +7,7 @@ import WOPICore
 /// Conform to plug in your own metadata storage. Each method is one atomic step: in particular
 /// ``updateLock(_:request:now:)`` and ``replaceContent(_:with:lock:now:)`` must read the lock and
 /// write the result in one transaction, because that is what makes a lock race have exactly one
-/// winner. ``SQLiteStore`` is the embedded default.
+/// winner. `SQLiteStore` is the embedded default.
 public protocol WOPIStore: Sendable {
     // MARK: Users
 
@@ -232,7 +232,7 @@ extension WOPIStore {
     }
 
     /// A fallback for stores written before paging existed: reads all children and returns one page.
-    /// ``SQLiteStore`` and ``PostgresStore`` read only the page.
+    /// `SQLiteStore` and `PostgresStore` read only the page.
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
         let all: [ContainerRecord]
         do { all = try await children(of: id).containers } catch WOPIStoreError.notFound { return [] }

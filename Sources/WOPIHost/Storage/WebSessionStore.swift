@@ -32,7 +32,7 @@ public struct WebSessionRecord: Sendable, Hashable {
 /// one host is valid on all, and ending it (signing out, `wopi users sign-out`, a new password)
 /// ends it on all at once.
 ///
-/// ``SQLiteStore`` and ``PostgresStore`` conform; a store that does not gets sessions kept in the
+/// `SQLiteStore` and `PostgresStore` conform; a store that does not gets sessions kept in the
 /// host's memory. A user's removal removes their sessions.
 public protocol WebSessionStore: Sendable {
     /// Stores a new session, and forgets every session that ended at or before `now`.

@@ -6,6 +6,7 @@ import NIOPosix
 import OfficeURLScheme
 import WOPICore
 import WOPIHost
+import WOPIStoreSQLite
 
 /// `wopi serve`: run the WOPI host.
 struct ServeCommand: AsyncParsableCommand {

@@ -5,6 +5,8 @@ import Logging
 import WOPIBlobStoreS3
 import WOPICore
 import WOPIHost
+import WOPIStorePostgres
+import WOPIStoreSQLite
 
 /// `--data DIR`, `--database URL` and `--blobs DIR|s3://…`: where every command that works on a host's storage finds it.
 struct DataOptions: ParsableArguments {
@@ -103,10 +105,11 @@ struct DataOptions: ParsableArguments {
 
     private func open(database url: PostgresDatabaseURL?, blobStore: (any BlobStore)?, logger: Logger) async throws -> HostStorage {
         do {
-            let dataURL = URL(fileURLWithPath: data, isDirectory: true)
-            if let blobStore { return try await HostStorage.open(data: dataURL, database: url, blobStore: blobStore, logger: logger) }
-            return try await HostStorage.open(data: dataURL, database: url,
-                                              blobs: blobsSetting().map { URL(fileURLWithPath: $0, isDirectory: true) }, logger: logger)
+            let dataURL = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
+            let bodies = try blobStore ?? FileSystemBlobStore(
+                folder: blobsSetting().map { URL(fileURLWithPath: $0, isDirectory: true) } ?? dataURL.appendingPathComponent("blobs"))
+            guard let url else { return try HostStorage.embedded(data: dataURL, blobStore: bodies) }
+            return try await HostStorage.postgres(database: url, blobStore: bodies, logger: logger)
         } catch let error as PostgresStoreError {
             throw CLIError.InvalidInput("\(error)")
         } catch let error as StoreSchemaError {

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import WOPICore
 @testable import WOPIHost
+import WOPIStoreSQLite
 
 /// The WOPI host as a browser reaches it: the real application on a free 127.0.0.1 port whose
 /// public URL is that address (so every link on a page works in the browser), with sign-in on,

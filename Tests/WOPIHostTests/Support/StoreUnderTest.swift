@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 import WOPICore
 @testable import WOPIHost
+import WOPIStorePostgres
 
 /// The store implementations every conformance test runs against.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {

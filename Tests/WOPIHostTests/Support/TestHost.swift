@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import WOPICore
 @testable import WOPIHost
+import WOPIStorePostgres
 
 /// The WOPI host under test: the real Hummingbird application on 127.0.0.1 and an ephemeral
 /// port, over fresh temporary embedded storage (``HostStorage``), with an HTTP client pointed at it.

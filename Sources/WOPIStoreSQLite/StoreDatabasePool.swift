@@ -1,9 +1,10 @@
 import Foundation
+import WOPIHost
 import GRDB
 import Synchronization
 
 /// ``SQLiteStore``'s GRDB pool, reporting a database file that is locked by another process, cannot be
-/// opened or read, or is damaged as ``StoreUnavailable`` (the other errors pass through as they are).
+/// opened or read, or is damaged as `StoreUnavailable` (the other errors pass through as they are).
 ///
 /// A statement waits at most ``SQLiteStore/busyTimeout`` for another process's lock. Writes run one
 /// after the other, so a write queued behind one that found the file locked is answered at once rather
@@ -43,7 +44,7 @@ struct StoreDatabasePool: Sendable {
     }
 
     /// Runs `updates` in a write transaction, unless a write found the file locked since the caller read
-    /// `seen` from ``lockFailureCount``: then it throws ``StoreUnavailable`` without waiting again.
+    /// `seen` from ``lockFailureCount``: then it throws `StoreUnavailable` without waiting again.
     func write<T: Sendable>(after seen: Int, _ updates: @Sendable (Database) throws -> T) async throws -> T {
         let failures = lockFailures
         do {
@@ -60,7 +61,7 @@ struct StoreDatabasePool: Sendable {
 
     static let lockedReason = "the database file is locked by another process"
 
-    /// ``StoreUnavailable`` for an error that says the database file cannot be used; `error` itself otherwise.
+    /// `StoreUnavailable` for an error that says the database file cannot be used; `error` itself otherwise.
     static func mapped(_ error: any Error) -> any Error {
         guard let error = error as? DatabaseError, let reason = unavailability(error) else { return error }
         return StoreUnavailable(reason)

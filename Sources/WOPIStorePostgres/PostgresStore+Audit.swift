@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHost
 import PostgresNIO
 
 /// The audit trail and failed sign-ins on PostgreSQL: every host of a deployment appends to and

@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHost
 
 /// Where a PostgreSQL database is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…&host=…]`.
 ///

@@ -1,8 +1,9 @@
 import Foundation
+import WOPIHost
 import GRDB
 import WOPICore
 
-/// The embedded ``AuthorizationStore``: tables `oauth_codes` and `oauth_tokens` (migration `v2-authorization`).
+/// The embedded `AuthorizationStore`: tables `oauth_codes` and `oauth_tokens` (migration `v2-authorization`).
 extension SQLiteStore: AuthorizationStore {
     public func storeAuthorizationCode(_ code: AuthorizationCodeRecord) async throws {
         try await pool.write { db in

@@ -1,10 +1,11 @@
 import CSQLiteConfig
 import Foundation
+import WOPIHost
 import GRDB
 import GRDBSQLite
 import WOPICore
 
-/// The embedded ``WOPIStore``: one SQLite database in WAL mode.
+/// The embedded `WOPIStore`: one SQLite database in WAL mode.
 ///
 /// Several processes may open the same database at once (`wopi serve` and the `wopi users` /
 /// `wopi files` commands do); writers queue behind SQLite's lock with a busy timeout. Every
@@ -19,10 +20,10 @@ public final class SQLiteStore: WOPIStore {
 
     /// Opens (creating and migrating if needed) the database at `path`.
     ///
-    /// Throws ``StoreSchemaError/newerThanBinary(found:supported:)`` when a newer WOPIKit migrated it.
+    /// Throws `StoreSchemaError/newerThanBinary(found:supported:)` when a newer WOPIKit migrated it.
     ///
     /// A database file that is locked by another process for longer than ``busyTimeout``, cannot be read,
-    /// or is damaged makes calls throw ``StoreUnavailable``; the next call after it is fixed works.
+    /// or is damaged makes calls throw `StoreUnavailable`; the next call after it is fixed works.
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
@@ -41,7 +42,7 @@ public final class SQLiteStore: WOPIStore {
     }
 
     /// How long a statement waits for another process's lock on the database (`wopi users`, `wopi files`,
-    /// another host process) before the call throws ``StoreUnavailable``: writes are short, so a lock held
+    /// another host process) before the call throws `StoreUnavailable`: writes are short, so a lock held
     /// longer means something is wrong, and a request must be answered within seconds.
     public static let busyTimeout: TimeInterval = 1
 

@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHost
 import GRDB
 import WOPICore
 

@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHost
 import PostgresNIO
 
 /// The statements every WOPI request runs, prepared once per connection (PostgresNIO's

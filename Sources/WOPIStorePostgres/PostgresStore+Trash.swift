@@ -1,8 +1,9 @@
 import Foundation
+import WOPIHost
 import PostgresNIO
 import WOPICore
 
-/// The trash on PostgreSQL, as ``SQLiteStore``'s: a trashed item moves into a hidden holder container of
+/// The trash on PostgreSQL, as `SQLiteStore`'s: a trashed item moves into a hidden holder container of
 /// its own and carries its id in `trash_id` with everything under it. Each step is one transaction that
 /// first locks the item's row, so a trash racing a restore or a save on another host serializes.
 extension PostgresStore {
@@ -138,7 +139,7 @@ extension PostgresStore {
         }
     }
 
-    /// Runs `move`, reporting a sibling that took `name` since the check (a concurrent writer) as ``WOPIStoreError/nameTaken(_:)``.
+    /// Runs `move`, reporting a sibling that took `name` since the check (a concurrent writer) as `WOPIStoreError/nameTaken(_:)`.
     private static func takingName(_ name: String, _ move: () async throws -> Void) async throws {
         do { try await move() } catch let error as PSQLError where error.isUniqueViolation { throw WOPIStoreError.nameTaken(name) }
     }

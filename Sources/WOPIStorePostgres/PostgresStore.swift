@@ -1,10 +1,11 @@
 import Foundation
+import WOPIHost
 import Logging
 import NIOSSL
 import PostgresNIO
 import WOPICore
 
-/// A ``WOPIStore`` on PostgreSQL, for several hosts sharing one database.
+/// A `WOPIStore` on PostgreSQL, for several hosts sharing one database.
 ///
 /// Every change that reads and then writes (saves, renames, one-time codes) runs in one transaction
 /// that first takes the row's lock (`SELECT … FOR UPDATE`), so two hosts racing on one file serialize
@@ -12,7 +13,7 @@ import WOPICore
 /// statement, retried on what won. The statements every WOPI request runs are prepared once per connection. Nothing is cached in the
 /// process: each request sees what the last host committed.
 public final class PostgresStore: WOPIStore {
-    /// The connection pool, supervised: a database that goes away gets ``StoreUnavailable`` within about a second.
+    /// The connection pool, supervised: a database that goes away gets `StoreUnavailable` within about a second.
     let connections: SupervisedPostgresClient
     let logger: Logger
 
@@ -27,10 +28,10 @@ public final class PostgresStore: WOPIStore {
     /// Connects to `url`, applies missing migrations, and starts the connection pool.
     ///
     /// Throws ``PostgresStoreError/unreachable(_:reason:)`` when the server cannot be reached or refuses
-    /// the sign-in, and ``StoreSchemaError/newerThanBinary(found:supported:)`` when a newer WOPIKit has
+    /// the sign-in, and `StoreSchemaError/newerThanBinary(found:supported:)` when a newer WOPIKit has
     /// migrated the database. Call ``close()`` when done.
     ///
-    /// Once connected, a database that stops answering makes every call throw ``StoreUnavailable`` within
+    /// Once connected, a database that stops answering makes every call throw `StoreUnavailable` within
     /// about a second, and at once after that, until it answers again; no restart is needed.
     public static func connect(to url: PostgresDatabaseURL, maximumConnections: Int = 16, logger: Logger = Logger(label: "wopi.postgres")) async throws -> PostgresStore {
         let tls = try Self.tls(url.tls)
@@ -397,7 +398,7 @@ public final class PostgresStore: WOPIStore {
     }
 
     /// Runs `body` in one transaction, committed when it returns and rolled back when it throws; the error
-    /// `body` threw (a ``WOPIStoreError``, a unique violation) reaches the caller unwrapped.
+    /// `body` threw (a `WOPIStoreError`, a unique violation) reaches the caller unwrapped.
     func transaction<Result>(isolation: isolated (any Actor)? = #isolation,
                              _ body: (PostgresConnection) async throws -> sending Result) async throws -> sending Result {
         try await connections.run(isolation: isolation) { client in

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import WOPIHost
 
 /// The PostgreSQL store's schema, as numbered migrations applied at start.
 ///
@@ -7,7 +8,7 @@ import PostgresNIO
 /// a session-level advisory lock makes concurrent starts apply each migration once, and a database
 /// migrated by a newer binary (a version this list does not have) is refused rather than used.
 ///
-/// The tables mirror ``SQLiteStore``'s. Names compare case-insensitively for ASCII only, as SQLite's
+/// The tables mirror `SQLiteStore`'s. Names compare case-insensitively for ASCII only, as SQLite's
 /// `NOCASE` does, through `wopi_fold()`, so both stores accept and refuse the same names. Times are
 /// seconds since 1970 as `double precision`, like SQLite's `REAL`, so a `Date` round-trips exactly.
 enum PostgresSchema {
@@ -230,7 +231,7 @@ enum PostgresSchema {
     /// The newest version this binary knows.
     static var latestVersion: Int { migrations.last?.version ?? 0 }
 
-    /// Brings the database to ``latestVersion``; throws ``StoreSchemaError/newerThanBinary(found:supported:)``
+    /// Brings the database to ``latestVersion``; throws `StoreSchemaError/newerThanBinary(found:supported:)`
     /// when it is already past it.
     static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("SELECT pg_advisory_lock(\(migrationLockKey))", logger: logger)
@@ -265,20 +266,6 @@ enum PostgresSchema {
                     """, logger: logger)
             }
             logger.notice("applied database migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
-        }
-    }
-}
-
-/// A store's schema cannot be used by this binary.
-public enum StoreSchemaError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The database was migrated by a newer WOPIKit: running an older binary on it could lose data.
-    case newerThanBinary(found: String, supported: String)
-
-    /// One line saying what was found and what to do.
-    public var description: String {
-        switch self {
-        case .newerThanBinary(let found, let supported):
-            "the database schema (\(found)) is newer than this wopi binary supports (\(supported)); upgrade wopi before starting it on this database"
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHost
 import GRDB
 
 /// The audit trail and failed sign-ins on SQLite.

@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHost
 import PostgresNIO
 import WOPICore
 

@@ -1,8 +1,9 @@
 import Foundation
+import WOPIHost
 import GRDB
 import WOPICore
 
-/// The embedded ``WebSessionStore``: table `web_sessions` (migration `v8-web-sessions`).
+/// The embedded `WebSessionStore`: table `web_sessions` (migration `v8-web-sessions`).
 extension SQLiteStore: WebSessionStore {
     public func createWebSession(_ session: WebSessionRecord, now: Date) async throws {
         try await pool.write { db in

@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHost
 import Logging
 import NIOCore
 import PostgresNIO
@@ -10,12 +11,12 @@ import Synchronization
 /// PostgresNIO's pool keeps a request waiting while it retries connecting, for up to a minute, and then
 /// backs off for up to a minute between attempts. So this supervisor decides instead:
 ///
-/// - A query that fails on a broken or refused connection is answered ``StoreUnavailable`` at once,
+/// - A query that fails on a broken or refused connection is answered `StoreUnavailable` at once,
 ///   and a probe (a fresh connection and `SELECT 1`) checks the server.
 /// - When queries are in flight and none has finished for ``Timing/stallLimit``, the probe runs too:
 ///   that is how a server that stopped between two requests, or hangs, is noticed.
 /// - When the probe fails, the pool is shut down (which fails every waiting query) and every query
-///   after that throws ``StoreUnavailable`` without touching the network, except one at a time that
+///   after that throws `StoreUnavailable` without touching the network, except one at a time that
 ///   probes again; the first probe that succeeds starts a fresh pool and lets its query through.
 ///
 /// The healthy path costs one uncontended lock on entry and one on exit.
@@ -84,7 +85,7 @@ final class SupervisedPostgresClient: Sendable {
     /// The pool in use (for tests that tamper with the database); `nil` during an outage.
     var client: PostgresClient? { state.withLock { $0.client } }
 
-    /// Runs `body` on the pool. Throws ``StoreUnavailable`` at once while the database is down, and when
+    /// Runs `body` on the pool. Throws `StoreUnavailable` at once while the database is down, and when
     /// `body` fails because a connection broke or could not be made; any other error reaches the caller as it was.
     func run<Result>(isolation: isolated (any Actor)? = #isolation,
                      _ body: (PostgresClient) async throws -> sending Result) async throws -> sending Result {
@@ -170,7 +171,7 @@ final class SupervisedPostgresClient: Sendable {
         }
     }
 
-    /// The error to throw for a failed query: ``StoreUnavailable`` when the connection failed (and a probe
+    /// The error to throw for a failed query: `StoreUnavailable` when the connection failed (and a probe
     /// then checks the server), the error itself otherwise.
     private func failure(_ error: any Error) -> any Error {
         if let unavailable = error as? StoreUnavailable { return unavailable }

@@ -1,0 +1,17 @@
+import Foundation
+import WOPIHost
+
+extension HostStorage {
+    /// The embedded default: SQLite at `<data>/wopi.sqlite`, bodies in the folder `blobs` (default `<data>/blobs`).
+    public static func embedded(data: URL, blobs: URL? = nil) throws -> HostStorage {
+        let data = data.standardizedFileURL
+        return try embedded(data: data, blobStore: try FileSystemBlobStore(folder: blobs ?? data.appendingPathComponent("blobs")))
+    }
+
+    /// SQLite at `<data>/wopi.sqlite`, bodies in `blobStore`.
+    public static func embedded(data: URL, blobStore: any BlobStore) throws -> HostStorage {
+        let data = data.standardizedFileURL
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return HostStorage(store: try SQLiteStore(path: data.appendingPathComponent("wopi.sqlite").path), blobs: blobStore)
+    }
+}
