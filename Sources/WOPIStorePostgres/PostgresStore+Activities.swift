@@ -43,7 +43,7 @@ extension PostgresStore {
             ORDER BY a.received_at, a.file_id, a.activity_id
             """) { row in
             let (file, _, actor, received, json, mentioned) = try row.decode((String, String, String, Double, String, String?).self)
-            return ActivityRecord(fileID: Self.id(file), activity: try ActivityRecord.activity(fromJSON: json), actorID: Self.id(actor),
+            return ActivityRecord(fileID: try Self.id(file), activity: try ActivityRecord.activity(fromJSON: json), actorID: try Self.id(actor),
                                   receivedAt: Date(timeIntervalSince1970: received),
                                   mentionedUserIDs: (mentioned ?? "").split(separator: " ").compactMap { ResourceID(String($0)) })
         }

@@ -69,11 +69,11 @@ extension PostgresStore {
         guard let row = try await first(PostgresStatements.FileAccess(fileID: fileID.rawValue, userID: userID.rawValue)) else { return nil }
         let (uid, name, displayName, hash, root, info, fid, container, owner, fileName, size, version, sha256, blobKey, modified,
              lockValue, lockExpiry, containerName, chainRole, fileRole) = row
-        let user = Self.user((uid, name, displayName, hash, root, info))
+        let user = try Self.user((uid, name, displayName, hash, root, info))
         guard let fid, let container, let owner, let fileName, let size, let version, let sha256, let blobKey, let modified else {
             return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "")
         }
-        let file = Self.file((fid, container, owner, fileName, size, version, sha256, blobKey, modified, lockValue, lockExpiry))
+        let file = try Self.file((fid, container, owner, fileName, size, version, sha256, blobKey, modified, lockValue, lockExpiry))
         return FileAccess(user: user, file: file, containerName: containerName ?? "", folderShare: chainRole.flatMap(AccessRole.init(rawValue:)),
                           fileShare: fileRole.flatMap(AccessRole.init(rawValue:)))
     }
@@ -92,16 +92,16 @@ extension PostgresStore {
             """) { row in
             let (uid, name, displayName, hash, root, info, cid, parent, owner, containerName, sharedRole) = try row.decode(
                 (String, String, String, String, String, String?, String?, String?, String?, String?, String?).self)
-            let user = Self.user((uid, name, displayName, hash, root, info))
+            let user = try Self.user((uid, name, displayName, hash, root, info))
             guard let cid, let owner, let containerName else { return ContainerAccess(user: user, container: nil, role: nil) }
-            let container = ContainerRecord(id: Self.id(cid), parentID: parent.flatMap(ResourceID.init), ownerID: Self.id(owner), name: containerName)
+            let container = ContainerRecord(id: try Self.id(cid), parentID: try parent.storedID(column: "containers.parent_id"), ownerID: try Self.id(owner), name: containerName)
             return ContainerAccess(user: user, container: container, sharedRole: sharedRole.flatMap(AccessRole.init(rawValue:)))
         }
     }
 
     private static func share(_ row: PostgresRow) throws -> ShareRecord {
         let (fileID, containerID, userID, role, sharedAt) = try row.decode((String?, String?, String, String, Double).self)
-        return ShareRecord(itemID: id(fileID ?? containerID ?? ""), itemKind: fileID != nil ? .file : .container, userID: id(userID),
-                           role: AccessRole(rawValue: role) ?? .viewer, sharedAt: Date(timeIntervalSince1970: sharedAt))
+        return ShareRecord(itemID: try id(fileID ?? containerID ?? ""), itemKind: fileID != nil ? .file : .container, userID: try id(userID),
+                           role: try .stored(role, column: "shares.role"), sharedAt: Date(timeIntervalSince1970: sharedAt))
     }
 }

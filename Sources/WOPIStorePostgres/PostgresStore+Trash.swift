@@ -10,9 +10,7 @@ extension PostgresStore {
     public func trashFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> TrashedItem {
         try await transaction { connection in
             guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
-            if case .conflict(let current, let reason) = LockRules.evaluate(.modify(lock), current: file.lock, now: now) {
-                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-            }
+            try file.requireModifiable(by: lock, now: now)
             let holder = try await self.insertHolder(connection, for: id, owner: file.ownerID)
             try await connection.query("UPDATE files SET container_id = \(holder), trash_id = \(id.rawValue) WHERE id = \(id.rawValue)",
                                        logger: self.logger)
@@ -179,8 +177,8 @@ extension PostgresStore {
             """, logger: logger) { row in
             let (itemID, kind, ownerID, holder, original, trashedAt, name, size) = try row.decode(
                 (String, String, String, String, String, Double, String, Int64).self)
-            return (TrashedItem(id: Self.id(itemID), kind: ShareRecord.ItemKind(rawValue: kind) ?? .file, ownerID: Self.id(ownerID), name: name,
-                                originalFolderID: Self.id(original), trashedAt: Date(timeIntervalSince1970: trashedAt), size: size), holder)
+            return (TrashedItem(id: try Self.id(itemID), kind: try .stored(kind, column: "trash_items.kind"), ownerID: try Self.id(ownerID), name: name,
+                                originalFolderID: try Self.id(original), trashedAt: Date(timeIntervalSince1970: trashedAt), size: size), holder)
         }
     }
 }

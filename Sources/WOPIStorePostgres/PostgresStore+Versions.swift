@@ -11,12 +11,7 @@ extension PostgresStore {
                             seenModifiedTime: String?, keepVersions: Int, now: Date) async throws -> ContentChange {
         try await transaction { connection in
             guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
-            if case .conflict(let current, let reason) = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now) {
-                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-            }
-            if SaveTimestampRule.evaluate(header: seenModifiedTime, storedModifiedTime: file.modifiedAt) == .documentChanged {
-                throw WOPIStoreError.changedInStorage
-            }
+            try file.requireSavable(by: lock, seenModifiedTime: seenModifiedTime, now: now)
             return try await self.replace(connection, file, key: blob.key, size: blob.size, sha256: blob.sha256, by: savedBy, kinds: saveKinds,
                                           keepVersions: keepVersions, now: now)
         }
@@ -137,9 +132,9 @@ extension PostgresStore {
 
     private static func version(_ row: PostgresRow) throws -> FileVersionRecord {
         let (fileID, version, size, sha256, blobKey, modified, by, kinds) = try row.decode((String, Int64, Int64, String, String, Double, String?, Int32?).self)
-        return FileVersionRecord(fileID: id(fileID), version: version, size: size, sha256: sha256,
-                                 blobKey: BlobKey(blobKey) ?? BlobKey("missing")!,
-                                 modifiedAt: Date(timeIntervalSince1970: modified), modifiedBy: by.flatMap(ResourceID.init),
+        return FileVersionRecord(fileID: try id(fileID), version: version, size: size, sha256: sha256,
+                                 blobKey: try .stored(blobKey, column: "file_versions.blob_key"),
+                                 modifiedAt: Date(timeIntervalSince1970: modified), modifiedBy: try by.storedID(column: "file_versions.modified_by"),
                                  saveKinds: kinds.map { SaveKinds(rawValue: Int($0)) })
     }
 }

@@ -268,9 +268,7 @@ public final class PostgresStore: WOPIStore {
                     SELECT \(unescaped: Columns.file) FROM files WHERE container_id = \(containerID.rawValue) AND wopi_fold(name) = wopi_fold(\(name)) FOR UPDATE
                     """, logger: self.logger, Self.file) {
                     guard replacing else { throw WOPIStoreError.nameTaken(existing.name) }
-                    if case .conflict(let current, let reason) = LockRules.evaluate(.modify(nil), current: existing.lock, now: now) {
-                        throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-                    }
+                    try existing.requireModifiable(by: nil, now: now)
                     let updated = try await self.storeContent(connection, existing, blob: blob, now: now)
                     // A restored file shares its body with a kept version: that body stays.
                     let kept = try await Self.first(connection, "SELECT EXISTS (SELECT 1 FROM file_versions WHERE blob_key = \(existing.blobKey.rawValue))",
@@ -296,9 +294,7 @@ public final class PostgresStore: WOPIStore {
         do {
             return try await transaction { connection in
                 guard var file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
-                if case .conflict(let current, let reason) = LockRules.evaluate(.modify(lock), current: file.lock, now: now) {
-                    throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-                }
+                try file.requireModifiable(by: lock, now: now)
                 file.name = name
                 file.version = try await self.nextVersion(connection)
                 try await connection.query("UPDATE files SET name = \(name), version = \(file.version) WHERE id = \(id.rawValue)", logger: self.logger)
@@ -312,9 +308,7 @@ public final class PostgresStore: WOPIStore {
     public func deleteFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> BlobKey {
         try await transaction { connection in
             guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
-            if case .conflict(let current, let reason) = LockRules.evaluate(.modify(lock), current: file.lock, now: now) {
-                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-            }
+            try file.requireModifiable(by: lock, now: now)
             try await connection.query("DELETE FROM files WHERE id = \(id.rawValue)", logger: self.logger)
             return file.blobKey
         }
@@ -326,21 +320,19 @@ public final class PostgresStore: WOPIStore {
         // race has exactly one winner, in two prepared round trips instead of four (BEGIN, SELECT … FOR UPDATE, UPDATE, COMMIT).
         while true {
             guard let row = try await first(PostgresStatements.File(id: id.rawValue)) else { throw WOPIStoreError.notFound }
-            let file = Self.file(row)
+            let file = try Self.file(row)
             let decision = LockRules.evaluate(request, current: file.lock, now: now)
             guard case .granted(let newState) = decision, newState != file.lock else { return (decision, file) }
             let change = PostgresStatements.SetLock(id: id.rawValue, newValue: newState?.lock.value,
                                                     newExpiry: newState?.expiresAt.timeIntervalSince1970, oldValue: row.9, oldExpiry: row.10)
-            if let updated = try await first(change) { return (decision, Self.file(updated)) }
+            if let updated = try await first(change) { return (decision, try Self.file(updated)) }
         }
     }
 
     public func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws -> (file: FileRecord, replacedBlob: BlobKey) {
         try await transaction { connection in
             guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
-            if case .conflict(let current, let reason) = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now) {
-                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-            }
+            try file.requireSavable(by: lock, now: now)
             return (try await self.storeContent(connection, file, blob: blob, now: now), file.blobKey)
         }
     }
@@ -452,38 +444,37 @@ public final class PostgresStore: WOPIStore {
         static let file = "id, container_id, owner_id, name, size, version, sha256, blob_key, modified_at, lock_value, lock_expires_at"
     }
 
-    static func id(_ text: String) -> ResourceID {
-        // Ids are validated before they are written, so a stored one always parses.
-        ResourceID(text) ?? ResourceID("invalid")!
+    static func id(_ text: String) throws -> ResourceID {
+        try .stored(text, column: "id")
     }
 
     static func user(_ row: PostgresRow) throws -> UserRecord {
-        user(try row.decode((String, String, String, String, String, String?).self))
+        try user(try row.decode((String, String, String, String, String, String?).self))
     }
 
     /// A user from the columns of ``Columns/user``, in order; also for rows that join more columns.
-    static func user(_ columns: (id: String, name: String, displayName: String, hash: String, root: String, info: String?)) -> UserRecord {
-        UserRecord(id: id(columns.id), name: columns.name, displayName: columns.displayName, passwordHash: PasswordHash(stored: columns.hash),
-                   rootContainerID: id(columns.root), userInfo: columns.info)
+    static func user(_ columns: (id: String, name: String, displayName: String, hash: String, root: String, info: String?)) throws -> UserRecord {
+        UserRecord(id: try id(columns.id), name: columns.name, displayName: columns.displayName, passwordHash: PasswordHash(stored: columns.hash),
+                   rootContainerID: try id(columns.root), userInfo: columns.info)
     }
 
     static func container(_ row: PostgresRow) throws -> ContainerRecord {
         let (id, parent, owner, name) = try row.decode((String, String?, String, String).self)
-        return ContainerRecord(id: Self.id(id), parentID: parent.flatMap(ResourceID.init), ownerID: Self.id(owner), name: name)
+        return ContainerRecord(id: try Self.id(id), parentID: try parent.storedID(column: "containers.parent_id"), ownerID: try Self.id(owner), name: name)
     }
 
     static func file(_ row: PostgresRow) throws -> FileRecord {
-        file(try row.decode((String, String, String, String, Int64, Int64, String, String, Double, String?, Double?).self))
+        try file(try row.decode((String, String, String, String, Int64, Int64, String, String, Double, String?, Double?).self))
     }
 
     /// A file from the columns of ``Columns/file``, in order; also for rows that join more columns.
-    static func file(_ columns: (String, String, String, String, Int64, Int64, String, String, Double, String?, Double?)) -> FileRecord {
+    static func file(_ columns: (String, String, String, String, Int64, Int64, String, String, Double, String?, Double?)) throws -> FileRecord {
         let (id, container, owner, name, size, version, sha256, blobKey, modified, lockValue, lockExpiry) = columns
         let lock = lockValue.flatMap(WOPILock.init).flatMap { lock in
             lockExpiry.map { LockState(lock: lock, expiresAt: Date(timeIntervalSince1970: $0)) }
         }
-        return FileRecord(id: Self.id(id), containerID: Self.id(container), ownerID: Self.id(owner), name: name, size: size,
-                          version: version, sha256: sha256, blobKey: BlobKey(blobKey) ?? BlobKey("missing")!,
+        return FileRecord(id: try Self.id(id), containerID: try Self.id(container), ownerID: try Self.id(owner), name: name, size: size,
+                          version: version, sha256: sha256, blobKey: try .stored(blobKey, column: "files.blob_key"),
                           modifiedAt: Date(timeIntervalSince1970: modified), lock: lock)
     }
 

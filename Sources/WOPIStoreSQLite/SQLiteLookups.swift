@@ -41,12 +41,12 @@ final class SQLiteLookups: @unchecked Sendable {
     /// The user with the file and their share roles, as ``SQLiteStore/fileAccess(_:by:)`` describes.
     func fileAccess(_ fileID: ResourceID, by userID: ResourceID) throws -> FileAccess? {
         try read(.fileAccess, fileID.rawValue, userID.rawValue) { row in
-            let user = row.user(at: 0)
+            let user = try row.user(at: 0)
             guard !row.isNull(Self.userColumns.count) else {
                 return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "")
             }
             let next = Self.userColumns.count + Self.fileColumns.count
-            return FileAccess(user: user, file: row.file(at: Self.userColumns.count), containerName: row.text(next),
+            return FileAccess(user: user, file: try row.file(at: Self.userColumns.count), containerName: row.text(next),
                               folderShare: row.optionalText(next + 1).flatMap(AccessRole.init(rawValue:)),
                               fileShare: row.optionalText(next + 2).flatMap(AccessRole.init(rawValue:)))
         }
@@ -55,16 +55,16 @@ final class SQLiteLookups: @unchecked Sendable {
     /// The user with the folder and their share role, as ``SQLiteStore/containerAccess(_:by:)`` describes.
     func containerAccess(_ containerID: ResourceID, by userID: ResourceID) throws -> ContainerAccess? {
         try read(.containerAccess, containerID.rawValue, userID.rawValue) { row in
-            let user = row.user(at: 0)
+            let user = try row.user(at: 0)
             guard !row.isNull(Self.userColumns.count) else { return ContainerAccess(user: user, container: nil, role: nil) }
-            return ContainerAccess(user: user, container: row.container(at: Self.userColumns.count),
+            return ContainerAccess(user: user, container: try row.container(at: Self.userColumns.count),
                                    sharedRole: row.optionalText(Self.userColumns.count + Self.containerColumns.count).flatMap(AccessRole.init(rawValue:)))
         }
     }
 
     /// The user with `id`.
     func user(_ id: ResourceID) throws -> UserRecord? {
-        try read(.user, id.rawValue) { $0.user(at: 0) }
+        try read(.user, id.rawValue) { try $0.user(at: 0) }
     }
 
     // MARK: Statements
@@ -126,11 +126,11 @@ final class SQLiteLookups: @unchecked Sendable {
 
     /// Binds `arguments` to `query`, decodes its first row if there is one, and resets the statement
     /// (which ends its read transaction) whatever happens.
-    private func read<Record>(_ query: Query, _ arguments: String..., decode: (ResultRow) -> Record) throws -> Record? {
+    private func read<Record>(_ query: Query, _ arguments: String..., decode: (ResultRow) throws -> Record) throws -> Record? {
         do { return try read(query, arguments, decode: decode) } catch { throw StoreDatabasePool.mapped(error) }
     }
 
-    private func read<Record>(_ query: Query, _ arguments: [String], decode: (ResultRow) -> Record) throws -> Record? {
+    private func read<Record>(_ query: Query, _ arguments: [String], decode: (ResultRow) throws -> Record) throws -> Record? {
         try withConnection { connection in
             let statement = try connection.statement(query)
             defer {
@@ -140,7 +140,7 @@ final class SQLiteLookups: @unchecked Sendable {
             // Bound without a copy (SQLITE_STATIC): the texts outlive the step, which runs inside `bind`.
             return try Self.bind(arguments[...], to: statement, at: 1, connection, query) {
                 switch sqlite3_step(statement) {
-                case SQLITE_ROW: return decode(ResultRow(statement: statement))
+                case SQLITE_ROW: return try decode(ResultRow(statement: statement))
                 case SQLITE_DONE: return nil
                 case let code: throw connection.error(code, query)
                 }
@@ -246,29 +246,28 @@ final class SQLiteLookups: @unchecked Sendable {
             isNull(column) ? nil : text(column)
         }
 
-        func id(_ column: Int32) -> ResourceID {
-            // Ids are validated before they are written, so a stored one always parses.
-            ResourceID(text(column)) ?? ResourceID("invalid")!
+        func id(_ column: Int32) throws -> ResourceID {
+            try .stored(text(column), column: "column \(column)")
         }
 
-        func user(at start: Int32) -> UserRecord {
-            UserRecord(id: id(start), name: text(start + 1), displayName: text(start + 2),
-                       passwordHash: PasswordHash(stored: text(start + 3)), rootContainerID: id(start + 4),
+        func user(at start: Int32) throws -> UserRecord {
+            UserRecord(id: try id(start), name: text(start + 1), displayName: text(start + 2),
+                       passwordHash: PasswordHash(stored: text(start + 3)), rootContainerID: try id(start + 4),
                        userInfo: optionalText(start + 5))
         }
 
-        func file(at start: Int32) -> FileRecord {
+        func file(at start: Int32) throws -> FileRecord {
             let lock = optionalText(start + 9).flatMap(WOPILock.init).flatMap { lock in
                 isNull(start + 10) ? nil : LockState(lock: lock, expiresAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, start + 10)))
             }
-            return FileRecord(id: id(start), containerID: id(start + 1), ownerID: id(start + 2), name: text(start + 3),
+            return FileRecord(id: try id(start), containerID: try id(start + 1), ownerID: try id(start + 2), name: text(start + 3),
                               size: sqlite3_column_int64(statement, start + 4), version: sqlite3_column_int64(statement, start + 5),
-                              sha256: text(start + 6), blobKey: BlobKey(text(start + 7)) ?? BlobKey("missing")!,
+                              sha256: text(start + 6), blobKey: try .stored(text(start + 7), column: "files.blob_key"),
                               modifiedAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, start + 8)), lock: lock)
         }
 
-        func container(at start: Int32) -> ContainerRecord {
-            ContainerRecord(id: id(start), parentID: optionalText(start + 1).flatMap(ResourceID.init), ownerID: id(start + 2),
+        func container(at start: Int32) throws -> ContainerRecord {
+            ContainerRecord(id: try id(start), parentID: try optionalText(start + 1).storedID(column: "containers.parent_id"), ownerID: try id(start + 2),
                             name: text(start + 3))
         }
     }

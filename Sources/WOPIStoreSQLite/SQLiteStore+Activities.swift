@@ -41,8 +41,8 @@ extension SQLiteStore {
                 """, arguments: [userID.rawValue])
             return try rows.map { row in
                 let mentioned: String = row["mentioned"] ?? ""
-                return ActivityRecord(fileID: Self.id(row, "file_id"), activity: try ActivityRecord.activity(fromJSON: row["activity_json"]),
-                                      actorID: Self.id(row, "actor_id"), receivedAt: Date(timeIntervalSince1970: row["received_at"]),
+                return ActivityRecord(fileID: try Self.id(row, "file_id"), activity: try ActivityRecord.activity(fromJSON: row["activity_json"]),
+                                      actorID: try Self.id(row, "actor_id"), receivedAt: Date(timeIntervalSince1970: row["received_at"]),
                                       mentionedUserIDs: mentioned.split(separator: " ").compactMap { ResourceID(String($0)) })
             }
         }

@@ -62,11 +62,11 @@ extension SQLiteStore {
         try lookups.containerAccess(containerID, by: userID)
     }
 
-    private static func share(_ row: Row) -> ShareRecord {
+    private static func share(_ row: Row) throws -> ShareRecord {
         let fileID: String? = row["file_id"]
         let containerID: String? = row["container_id"]
-        return ShareRecord(itemID: ResourceID(fileID ?? containerID ?? "") ?? ResourceID("invalid")!, itemKind: fileID != nil ? .file : .container,
-                           userID: id(row, "user_id"), role: AccessRole(rawValue: row["role"]) ?? .viewer,
+        return ShareRecord(itemID: try .stored(fileID ?? containerID ?? "", column: "shares.file_id"), itemKind: fileID != nil ? .file : .container,
+                           userID: try id(row, "user_id"), role: try .stored(row["role"], column: "shares.role"),
                            sharedAt: Date(timeIntervalSince1970: row["shared_at"]))
     }
 }

@@ -10,9 +10,7 @@ extension SQLiteStore {
     public func trashFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> TrashedItem {
         try await pool.write { db in
             guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
-            if case .conflict(let current, let reason) = LockRules.evaluate(.modify(lock), current: file.lock, now: now) {
-                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-            }
+            try file.requireModifiable(by: lock, now: now)
             let holder = try Self.insertHolder(db, for: id, owner: file.ownerID)
             try db.execute(sql: "UPDATE files SET container_id = ?, trash_id = ? WHERE id = ?", arguments: [holder, id.rawValue, id.rawValue])
             let item = TrashedItem(id: id, kind: .file, ownerID: file.ownerID, name: file.name, originalFolderID: file.containerID,
@@ -136,8 +134,8 @@ extension SQLiteStore {
             WHERE (?1 IS NULL OR t.owner_id = ?1) AND (?2 IS NULL OR t.trashed_at < ?2) AND (?3 IS NULL OR t.item_id = ?3)
             ORDER BY t.trashed_at DESC, t.item_id
             """, arguments: [owner?.rawValue, before?.timeIntervalSince1970, item?.rawValue]).map { row in
-            (TrashedItem(id: id(row, "item_id"), kind: ShareRecord.ItemKind(rawValue: row["kind"]) ?? .file, ownerID: id(row, "owner_id"),
-                         name: row["name"], originalFolderID: id(row, "original_parent_id"),
+            (TrashedItem(id: try id(row, "item_id"), kind: try .stored(row["kind"], column: "trash_items.kind"), ownerID: try id(row, "owner_id"),
+                         name: row["name"], originalFolderID: try id(row, "original_parent_id"),
                          trashedAt: Date(timeIntervalSince1970: row["trashed_at"]), size: row["size"]),
              row["holder_id"])
         }

@@ -10,13 +10,7 @@ extension SQLiteStore {
                             seenModifiedTime: String?, keepVersions: Int, now: Date) async throws -> ContentChange {
         try await pool.write { db in
             guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
-            let decision = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now)
-            if case .conflict(let current, let reason) = decision {
-                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-            }
-            if SaveTimestampRule.evaluate(header: seenModifiedTime, storedModifiedTime: file.modifiedAt) == .documentChanged {
-                throw WOPIStoreError.changedInStorage
-            }
+            try file.requireSavable(by: lock, seenModifiedTime: seenModifiedTime, now: now)
             return try Self.replace(db, file, key: blob.key, size: blob.size, sha256: blob.sha256, by: savedBy, kinds: saveKinds,
                                     keepVersions: keepVersions, now: now)
         }
@@ -29,7 +23,7 @@ extension SQLiteStore {
             }
             let kept = try Row.fetchAll(db, sql: "SELECT * FROM file_versions WHERE file_id = ? ORDER BY version DESC",
                                         arguments: [id.rawValue]).map(Self.version)
-            let current = Self.file(row)
+            let current = try Self.file(row)
             let by: String? = row["modified_by"]
             let kinds: Int? = row["save_kinds"]
             return [FileVersionRecord(fileID: id, version: current.version, size: current.size, sha256: current.sha256, blobKey: current.blobKey,
@@ -122,12 +116,12 @@ extension SQLiteStore {
         return ContentChange(previous: file, file: updated, droppedBlobs: orphans)
     }
 
-    private static func version(_ row: Row) -> FileVersionRecord {
+    private static func version(_ row: Row) throws -> FileVersionRecord {
         let by: String? = row["modified_by"]
         let kinds: Int? = row["save_kinds"]
-        return FileVersionRecord(fileID: id(row, "file_id"), version: row["version"], size: row["size"], sha256: row["sha256"],
-                                 blobKey: BlobKey(row["blob_key"] as String) ?? BlobKey("missing")!,
-                                 modifiedAt: Date(timeIntervalSince1970: row["modified_at"]), modifiedBy: by.flatMap(ResourceID.init),
+        return FileVersionRecord(fileID: try id(row, "file_id"), version: row["version"], size: row["size"], sha256: row["sha256"],
+                                 blobKey: try .stored(row["blob_key"], column: "file_versions.blob_key"),
+                                 modifiedAt: Date(timeIntervalSince1970: row["modified_at"]), modifiedBy: try by.storedID(column: "file_versions.modified_by"),
                                  saveKinds: kinds.map(SaveKinds.init(rawValue:)))
     }
 }

@@ -79,11 +79,11 @@ public final class SQLiteStore: WOPIStore {
     }
 
     public func user(named name: String) async throws -> UserRecord? {
-        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE name = ?", arguments: [name]).map { Self.user($0) } }
+        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE name = ?", arguments: [name]).map { try Self.user($0) } }
     }
 
     public func users() async throws -> [UserRecord] {
-        try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM users ORDER BY name").map { Self.user($0) } }
+        try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM users ORDER BY name").map { try Self.user($0) } }
     }
 
     public func removeUser(id: ResourceID) async throws -> [BlobKey] {
@@ -178,7 +178,7 @@ public final class SQLiteStore: WOPIStore {
 
     /// One page of a listing; both forms walk the `(parent, name NOCASE)` unique index from the cursor on.
     private static func page<Record>(_ db: Database, table: String, parent: String, id: ResourceID, after: String?, limit: Int,
-                                     decode: (Row) -> Record) throws -> [Record] {
+                                     decode: (Row) throws -> Record) throws -> [Record] {
         guard let after else {
             return try decodeAll(db.cachedStatement(sql: "SELECT * FROM \(table) WHERE \(parent) = ? ORDER BY name COLLATE NOCASE LIMIT ?"),
                                  arguments: [id.rawValue, limit], decode)
@@ -247,9 +247,7 @@ public final class SQLiteStore: WOPIStore {
             if let existing = try Row.fetchOne(db, sql: "SELECT * FROM files WHERE container_id = ? AND name = ? COLLATE NOCASE",
                                                arguments: [containerID.rawValue, name]).map(Self.file) {
                 guard replacing else { throw WOPIStoreError.nameTaken(existing.name) }
-                if case .conflict(let current, let reason) = LockRules.evaluate(.modify(nil), current: existing.lock, now: now) {
-                    throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-                }
+                try existing.requireModifiable(by: nil, now: now)
                 let updated = try Self.storeContent(db, existing, blob: blob, now: now)
                 // A restored file shares its body with a kept version: that body stays.
                 let kept = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM file_versions WHERE blob_key = ?)",
@@ -271,9 +269,7 @@ public final class SQLiteStore: WOPIStore {
     public func renameFile(_ id: ResourceID, to name: String, lock: WOPILock?, now: Date) async throws -> FileRecord {
         try await pool.write { db in
             guard var file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
-            if case .conflict(let current, let reason) = LockRules.evaluate(.modify(lock), current: file.lock, now: now) {
-                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-            }
+            try file.requireModifiable(by: lock, now: now)
             if try Row.fetchOne(db, sql: "SELECT 1 FROM files WHERE container_id = ? AND name = ? COLLATE NOCASE AND id != ?",
                                 arguments: [file.containerID.rawValue, name, id.rawValue]) != nil {
                 throw WOPIStoreError.nameTaken(name)
@@ -288,9 +284,7 @@ public final class SQLiteStore: WOPIStore {
     public func deleteFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> BlobKey {
         try await pool.write { db in
             guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
-            if case .conflict(let current, let reason) = LockRules.evaluate(.modify(lock), current: file.lock, now: now) {
-                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-            }
+            try file.requireModifiable(by: lock, now: now)
             try db.execute(sql: "DELETE FROM files WHERE id = ?", arguments: [id.rawValue])
             return file.blobKey
         }
@@ -306,10 +300,7 @@ public final class SQLiteStore: WOPIStore {
         -> (file: FileRecord, replacedBlob: BlobKey) {
         try await pool.write { db in
             guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
-            let decision = LockRules.evaluate(.putFile(lock, currentSize: file.size), current: file.lock, now: now)
-            if case .conflict(let current, let reason) = decision {
-                throw WOPIStoreError.lockConflict(currentLock: current, reason: reason)
-            }
+            try file.requireSavable(by: lock, now: now)
             return (try Self.storeContent(db, file, blob: blob, now: now), file.blobKey)
         }
     }
@@ -392,32 +383,31 @@ public final class SQLiteStore: WOPIStore {
         return records
     }
 
-    static func id(_ row: Row, _ column: String) -> ResourceID {
-        // Ids are validated before they are written, so a stored one always parses.
-        ResourceID(row[column] as String) ?? ResourceID("invalid")!
+    static func id(_ row: Row, _ column: String) throws -> ResourceID {
+        try .stored(row[column], column: column)
     }
 
     /// A user from a row of `users`.
-    static func user(_ row: Row) -> UserRecord {
-        UserRecord(id: id(row, "id"), name: row["name"], displayName: row["display_name"],
+    static func user(_ row: Row) throws -> UserRecord {
+        UserRecord(id: try id(row, "id"), name: row["name"], displayName: row["display_name"],
                    passwordHash: PasswordHash(stored: row["password_hash"]),
-                   rootContainerID: id(row, "root_container_id"), userInfo: row["user_info"])
+                   rootContainerID: try id(row, "root_container_id"), userInfo: row["user_info"])
     }
 
-    static func container(_ row: Row) -> ContainerRecord {
+    static func container(_ row: Row) throws -> ContainerRecord {
         let parent: String? = row["parent_id"]
-        return ContainerRecord(id: id(row, "id"), parentID: parent.flatMap(ResourceID.init), ownerID: id(row, "owner_id"), name: row["name"])
+        return ContainerRecord(id: try id(row, "id"), parentID: try parent.storedID(column: "parent_id"), ownerID: try id(row, "owner_id"), name: row["name"])
     }
 
-    static func file(_ row: Row) -> FileRecord {
+    static func file(_ row: Row) throws -> FileRecord {
         let lockValue: String? = row["lock_value"]
         let lockExpiry: Double? = row["lock_expires_at"]
         let lock = lockValue.flatMap(WOPILock.init).flatMap { lock in
             lockExpiry.map { LockState(lock: lock, expiresAt: Date(timeIntervalSince1970: $0)) }
         }
-        return FileRecord(id: id(row, "id"), containerID: id(row, "container_id"), ownerID: id(row, "owner_id"),
+        return FileRecord(id: try id(row, "id"), containerID: try id(row, "container_id"), ownerID: try id(row, "owner_id"),
                           name: row["name"], size: row["size"], version: row["version"], sha256: row["sha256"],
-                          blobKey: BlobKey(row["blob_key"] as String) ?? BlobKey("missing")!,
+                          blobKey: try .stored(row["blob_key"], column: "blob_key"),
                           modifiedAt: Date(timeIntervalSince1970: row["modified_at"]), lock: lock)
     }
 }
