@@ -23,7 +23,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// - Parameters:
     ///   - timeout: The longest one request may take, from connecting to the last byte.
     ///   - maximumBodySize: The largest response body accepted, in bytes; a longer one makes
-    ///     ``send(_:)`` throw. The default leaves room for any document Office edits.
+    ///     ``send(_:)`` throw. The default, 512 MiB, leaves room for large documents.
     ///   - body: What to do with the transport.
     public static func withTransport<Result: Sendable>(
         timeout: Duration = .seconds(60),
