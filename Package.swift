@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "WOPIStorePostgres", targets: ["WOPIStorePostgres"]),
         .library(name: "WOPIBlobStoreS3", targets: ["WOPIBlobStoreS3"]),
         .library(name: "WOPIStoreTesting", targets: ["WOPIStoreTesting"]),
+        .library(name: "WOPIHTTPClient", targets: ["WOPIHTTPClient"]),
         .library(name: "WOPIValidator", targets: ["WOPIValidator"]),
         .library(name: "OfficeSimulator", targets: ["OfficeSimulator"]),
         .executable(name: "wopi", targets: ["wopi"]),
@@ -152,11 +153,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The HTTP client the simulator and the validator judge hosts through: no redirects, no decompression.
+        .target(
+            name: "WOPIHTTPClient",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Runs Microsoft's WOPI validator definitions (TestCases.xml) against any WOPI host.
         .target(
             name: "WOPIValidator",
             dependencies: [
                 "WOPICore",
+                "WOPIHTTPClient",
+                // `wopi validator fetch` downloads the definitions.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // The validator signs proofs with the client's RSA keys.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -171,8 +184,8 @@ let package = Package(
             dependencies: [
                 "OfficeURLScheme",
                 "WOPICore",
+                "WOPIHTTPClient",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),
@@ -187,6 +200,7 @@ let package = Package(
                 "WOPIBlobStoreS3",
                 "WOPIValidator",
                 "OfficeSimulator",
+                "WOPIHTTPClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -242,11 +256,14 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator", "WOPICore"], swiftSettings: strictSettings),
+        .testTarget(name: "WOPIHTTPClientTests", dependencies: ["WOPIHTTPClient", "TestSupport", .product(name: "Hummingbird", package: "hummingbird")],
+                    swiftSettings: strictSettings),
+        .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator", "WOPICore", "WOPIHTTPClient"], swiftSettings: strictSettings),
         .testTarget(
             name: "OfficeSimulatorTests",
             dependencies: [
                 "OfficeSimulator",
+                "WOPIHTTPClient",
                 "WOPIHost",
                 "WOPIStoreSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -266,6 +283,7 @@ let package = Package(
                 "TestSupport",
                 "WOPIBlobStoreS3",
                 "WOPIValidator",
+                "WOPIHTTPClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

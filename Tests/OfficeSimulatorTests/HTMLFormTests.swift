@@ -1,6 +1,7 @@
 import Foundation
 import OfficeSimulator
 import Testing
+import WOPIHTTPClient
 
 /// The form filler reads a page the way a browser does (HTML Living Standard §4.10.21).
 @Suite("HTML form filler")

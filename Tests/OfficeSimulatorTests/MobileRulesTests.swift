@@ -2,6 +2,7 @@ import Foundation
 import OfficeSimulator
 import OfficeURLScheme
 import Testing
+import WOPIHTTPClient
 
 /// Each mobile rule of `wopi check-host` passes a good answer and names what is wrong with a bad one.
 @Suite("Mobile readiness rules")

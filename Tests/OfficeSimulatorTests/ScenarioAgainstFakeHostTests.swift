@@ -2,6 +2,7 @@ import Foundation
 import OfficeSimulator
 import OfficeURLScheme
 import Testing
+import WOPIHTTPClient
 
 /// Each scenario passes against a fake host that behaves, and fails at the right step,
 /// with the host's answer, against a fake host with the matching fault.
@@ -13,7 +14,7 @@ struct ScenarioAgainstFakeHostTests {
                                         webCredentials: accessToken == nil ? SimulatorAgainstFakeHostTests.web : nil,
                                         registration: SimulatorAgainstFakeHostTests.registration, scenario: scenario, accessToken: accessToken)
         let reported = StepRecorder()
-        let outcome = try await HTTPClientSimulatorTransport.withTransport { transport in
+        let outcome = try await AsyncHTTPClientTransport.withTransport { transport in
             do throws(SimulationFailure) {
                 return Result<SimulationResult, SimulationFailure>.success(
                     try await OfficeSimulator(options: options, transport: transport).run { reported.append($0) })

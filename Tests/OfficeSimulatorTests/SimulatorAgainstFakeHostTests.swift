@@ -2,6 +2,7 @@ import Foundation
 import OfficeSimulator
 import OfficeURLScheme
 import Testing
+import WOPIHTTPClient
 
 /// The simulator against small hosts in this suite: one that behaves, and one per defect the
 /// simulator must catch, each at the right step.
@@ -19,7 +20,7 @@ struct SimulatorAgainstFakeHostTests {
                                         webCredentials: credentials, installedApp: app, registration: registration,
                                         replacementContent: replacement)
         let reported = StepRecorder()
-        let outcome = try await HTTPClientSimulatorTransport.withTransport { transport in
+        let outcome = try await AsyncHTTPClientTransport.withTransport { transport in
             do throws(SimulationFailure) {
                 return Result<SimulationResult, SimulationFailure>.success(
                     try await OfficeSimulator(options: options, transport: transport).run { reported.append($0) })
@@ -174,7 +175,7 @@ struct SimulatorAgainstFakeHostTests {
                                              fileName: FakeOfficeHost.fileName, source: .app)
             let options = SimulationOptions(invokeURI: invoke, bootstrapperURL: host.bootstrapperURL, webCredentials: Self.web,
                                             registration: Self.registration)
-            let failure = try await HTTPClientSimulatorTransport.withTransport { transport in
+            let failure = try await AsyncHTTPClientTransport.withTransport { transport in
                 do throws(SimulationFailure) {
                     _ = try await OfficeSimulator(options: options, transport: transport).run()
                     return SimulationFailure?.none
@@ -194,7 +195,7 @@ struct SimulatorAgainstFakeHostTests {
                                          user: "u", fileName: "a.docx", source: .app)
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/wopibootstrapper"))
         let options = SimulationOptions(invokeURI: invoke, bootstrapperURL: url, webCredentials: Self.web)
-        let failure = try await HTTPClientSimulatorTransport.withTransport { transport in
+        let failure = try await AsyncHTTPClientTransport.withTransport { transport in
             do throws(SimulationFailure) {
                 _ = try await OfficeSimulator(options: options, transport: transport).run()
                 return SimulationFailure?.none

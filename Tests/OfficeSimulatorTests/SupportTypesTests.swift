@@ -2,6 +2,7 @@ import Foundation
 import OfficeSimulator
 import OfficeURLScheme
 import Testing
+import WOPIHTTPClient
 
 @Suite("Simulator support types")
 struct SupportTypesTests {

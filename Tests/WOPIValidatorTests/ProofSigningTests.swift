@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WOPICore
+import WOPIHTTPClient
 @testable import WOPIValidator
 
 /// The validator signs its requests, and each `<ProofKey>` mutator of the ProofKeys group
@@ -16,13 +17,12 @@ struct ProofSigningTests {
         return (signer, ProofKeyVerifier(keys: pair.proofKeys))
     }
 
-    static let request = TransportRequest(method: "GET", url: "http://127.0.0.1:8080/wopi/files/F1?access_token=tok%20en&access_token_ttl=0",
-                                          headers: [], body: nil)
+    static let request = TransportRequest(method: "GET", url: URL(string: "http://127.0.0.1:8080/wopi/files/F1?access_token=tok%20en&access_token_ttl=0")!)
 
     static func verify(_ mutator: RequestMutator?, _ keys: Keys) -> ProofKeyVerification {
         let headers = keys.signer.headers(for: request, mutator: mutator)
         func value(_ name: String) -> String? { headers.first { $0.name == name }?.value }
-        return keys.verifier.verify(accessToken: "tok en", url: request.url, timestampHeader: value("X-WOPI-TimeStamp"),
+        return keys.verifier.verify(accessToken: "tok en", url: request.url.absoluteString, timestampHeader: value("X-WOPI-TimeStamp"),
                                     proofHeader: value("X-WOPI-Proof"), proofOldHeader: value("X-WOPI-ProofOld"))
     }
 
@@ -63,7 +63,7 @@ struct ProofSigningTests {
     @Test("a request without access_token, such as a plain download, is not signed")
     func unsignedWithoutToken() throws {
         let keys = try Self.makeKeys()
-        let download = TransportRequest(method: "GET", url: "http://127.0.0.1:8080/blob/1", headers: [], body: nil)
+        let download = TransportRequest(method: "GET", url: URL(string: "http://127.0.0.1:8080/blob/1")!)
         #expect(keys.signer.headers(for: download, mutator: nil).isEmpty)
     }
 }

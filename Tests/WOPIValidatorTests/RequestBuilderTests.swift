@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import WOPIHTTPClient
 @testable import WOPIValidator
 
 @Suite("Building requests and substituting saved state")
@@ -12,15 +14,15 @@ struct RequestBuilderTests {
     func basicShape() throws {
         let lock = try builder.build(RequestDefinition(kind: .lock, attributes: ["Lock": "L1"]), state: state)
         #expect(lock.method == "POST")
-        #expect(lock.url == "http://h/wopi/files/1?access_token=tok%20en&access_token_ttl=1700000000000")
+        #expect(lock.url.absoluteString == "http://h/wopi/files/1?access_token=tok%20en&access_token_ttl=1700000000000")
         #expect(lock.headers.value(for: "X-WOPI-Lock") == "L1")
         #expect(lock.headers.value(for: "X-WOPI-Override") == "LOCK")
         #expect(lock.headers.value(for: "Authorization") == "Bearer tok en")
-        #expect(lock.body == [])
+        #expect(lock.body == Data())
 
         let get = try builder.build(RequestDefinition(kind: .getFile), state: state)
         #expect(get.method == "GET" && get.body == nil)
-        #expect(get.url.hasPrefix("http://h/wopi/files/1/contents?access_token="))
+        #expect(get.url.absoluteString.hasPrefix("http://h/wopi/files/1/contents?access_token="))
 
         let relock = try builder.build(RequestDefinition(kind: .unlockAndRelock, attributes: ["NewLock": "N", "OldLock": "O"]), state: state)
         #expect(relock.headers.value(for: "X-WOPI-Lock") == "N" && relock.headers.value(for: "X-WOPI-OldLock") == "O")
@@ -30,7 +32,7 @@ struct RequestBuilderTests {
     @Test("PutFile and PutRelativeFile upload the resource; names are UTF-7 encoded")
     func uploadsAndNames() throws {
         let put = try builder.build(RequestDefinition(kind: .putFile, attributes: ["ResourceId": "Doc", "Lock": "L"]), state: state)
-        #expect(put.body == Array("DocR\\Doc.docxDoc.docx".utf8))
+        #expect(put.body == Data("DocR\\Doc.docxDoc.docx".utf8))
         #expect(put.headers.value(for: "X-WOPI-Override") == "PUT")
         let relative = try builder.build(RequestDefinition(kind: .putRelativeFile, attributes: [
             "ResourceId": "Doc", "Name": "madeup_name.wopitestx", "PutRelativeFileMode": "ExactName", "OverwriteRelative": "true",
@@ -53,13 +55,13 @@ struct RequestBuilderTests {
         var saved = state
         saved.save("http://h/wopi/files/9?access_token=other", for: "NewFileUrl")
         let get = try builder.build(RequestDefinition(kind: .getFile, attributes: ["OverrideUrl": "$State:NewFileUrl"]), state: saved)
-        #expect(get.url == "http://h/wopi/files/9/contents?access_token=other")
+        #expect(get.url.absoluteString == "http://h/wopi/files/9/contents?access_token=other")
         #expect(get.headers.value(for: "Authorization") == "Bearer other")
 
         // Saved without a value: the original falls back to the WOPISrc …
         saved.save(nil, for: "Gone")
         let fallback = try builder.build(RequestDefinition(kind: .checkFileInfo, attributes: ["OverrideUrl": "$State:Gone"]), state: saved)
-        #expect(fallback.url.hasPrefix("http://h/wopi/files/1?"))
+        #expect(fallback.url.absoluteString.hasPrefix("http://h/wopi/files/1?"))
         // … except for deletes, which never touch the file under test.
         #expect(throws: RequestBuilder.Failure.self) {
             try builder.build(RequestDefinition(kind: .deleteFile, attributes: ["OverrideUrl": "$State:Gone"]), state: saved)
@@ -70,17 +72,27 @@ struct RequestBuilderTests {
         }
     }
 
+    @Test("a saved URL that is not an absolute URL fails its request, naming the OverrideUrl")
+    func notAURL() throws {
+        var saved = state
+        saved.save("wopi/files/9?access_token=other", for: "NewFileUrl")
+        let error = #expect(throws: RequestBuilder.Failure.self) {
+            try builder.build(RequestDefinition(kind: .checkFileInfo, attributes: ["OverrideUrl": "$State:NewFileUrl"]), state: saved)
+        }
+        #expect(error?.reason == "CheckFileInfo has no valid URL to request: OverrideUrl '$State:NewFileUrl' resolved to something that is not a URL")
+    }
+
     @Test("the access-token mutator swaps the token in the URL and the bearer header")
     func accessTokenMutator() throws {
         let request = try builder.build(RequestDefinition(kind: .checkFileInfo, mutators: [.accessToken(mutation: "INVALID")]), state: state)
-        #expect(request.url == "http://h/wopi/files/1?access_token=INVALID&access_token_ttl=1700000000000")
+        #expect(request.url.absoluteString == "http://h/wopi/files/1?access_token=INVALID&access_token_ttl=1700000000000")
         #expect(request.headers.value(for: "Authorization") == "Bearer INVALID")
     }
 
     @Test("state savers read headers and JSON paths, rendering scalars like .NET")
     func stateSavers() {
         let response = ResponseSnapshot(TransportResponse(status: 200, headers: [HeaderField("X-WOPI-ItemVersion", "7")],
-                                                          body: Array(#"{"IsEduUser":true,"Anc":[{"Url":"a"},{"Url":"b"}],"Obj":{}}"#.utf8)),
+                                                          body: Data(#"{"IsEduUser":true,"Anc":[{"Url":"a"},{"Url":"b"}],"Obj":{}}"#.utf8)),
                                         expectsText: true)
         #expect(ConformanceRunner.value(of: StateSaver(name: "v", source: .header("x-wopi-itemversion")), in: response) == "7")
         #expect(ConformanceRunner.value(of: StateSaver(name: "e", source: .jsonBody("IsEduUser")), in: response) == "True")

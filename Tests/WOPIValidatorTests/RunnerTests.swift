@@ -1,4 +1,5 @@
 import Testing
+import WOPIHTTPClient
 @testable import WOPIValidator
 
 @Suite("Running real test cases against an in-memory host")
@@ -96,7 +97,7 @@ struct RunnerTests {
 
     @Test("an unreachable host fails every prerequisite, so every case is skipped and nothing passes")
     func unreachableHost() async throws {
-        struct Refusing: WOPITransport {
+        struct Refusing: HTTPTransport {
             struct Refused: Error {}
             func send(_ request: TransportRequest) async throws -> TransportResponse { throw Refused() }
         }
@@ -149,7 +150,7 @@ struct RunnerTests {
     @Test("a cancelled run stops between cases and reports only the cases that finished")
     func cancellationStops() async throws {
         /// Cancels the task that sends once the host has seen 20 requests.
-        struct CancellingTransport: WOPITransport {
+        struct CancellingTransport: HTTPTransport {
             let host: FakeWOPIHost
             func send(_ request: TransportRequest) async throws -> TransportResponse {
                 if await host.requests.count >= 20 { withUnsafeCurrentTask { $0?.cancel() } }

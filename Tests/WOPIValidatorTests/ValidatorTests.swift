@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import WOPIHTTPClient
 @testable import WOPIValidator
 
 @Suite("Validators against crafted responses")
@@ -8,7 +10,7 @@ struct ValidatorTests {
     let state = SavedState(accessToken: "t", wopiSrc: "http://h/wopi/files/1")
 
     func response(_ status: Int, _ headers: [HeaderField] = [], json: String? = nil) -> ResponseSnapshot {
-        ResponseSnapshot(TransportResponse(status: status, headers: headers, body: Array((json ?? "").utf8)), expectsText: true)
+        ResponseSnapshot(TransportResponse(status: status, headers: headers, body: Data((json ?? "").utf8)), expectsText: true)
     }
 
     @Test("ResponseCodeValidator compares the status")
@@ -123,8 +125,8 @@ struct ValidatorTests {
     @Test("ResponseContentValidator compares bytes with the resource's stand-in content")
     func responseContent() {
         let expected = TestResource(id: "Doc", name: "Doc.docx", filePath: "R\\Doc.docx").content
-        let good = ResponseSnapshot(TransportResponse(status: 200, body: expected), expectsText: false)
-        let bad = ResponseSnapshot(TransportResponse(status: 200, body: expected + [0]), expectsText: false)
+        let good = ResponseSnapshot(TransportResponse(status: 200, body: Data(expected)), expectsText: false)
+        let bad = ResponseSnapshot(TransportResponse(status: 200, body: Data(expected + [0])), expectsText: false)
         #expect(validator.errors(.responseContent(resourceId: "Doc", expectedBody: nil), response: good, state: state).isEmpty)
         #expect(validator.errors(.responseContent(resourceId: "Doc", expectedBody: nil), response: bad, state: state).count == 1)
         #expect(validator.errors(.responseContent(resourceId: nil, expectedBody: "hi"), response: response(200, json: "hi"), state: state).isEmpty)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WOPIHTTPClient
 import WOPIValidator
 
 /// The CI conformance run: Microsoft's validator definitions against a real `wopi serve`.
@@ -85,7 +86,7 @@ import WOPIValidator
                              proofSigner: ValidatorProofSigner? = nil) async throws -> RunReport {
         let definitions = try ValidatorDefinitions.load(testCasesAt: try testCasesURL())
         let target = try ConformanceTarget(wopiSrc: wopiSrc, accessToken: accessToken, accessTokenTTL: accessTokenTTL)
-        let report = try await AsyncHTTPClientTransport.withTransport { transport in
+        let report = try await AsyncHTTPClientTransport.withTransport(maximumBodySize: ConformanceRunner.maximumResponseBodySize) { transport in
             let runner = ConformanceRunner(definitions: definitions, target: target,
                                            selection: proofSigner == nil ? .wopiKit : .wopiKitWithProofKeys, policy: .wopiKit,
                                            transport: transport, proofSigner: proofSigner)

@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHTTPClient
 
 /// The cookies of one sign-in flow, so a CSRF or session cookie set by the sign-in page comes back
 /// with the form (RFC 6265 §5.3–§5.4, reduced to what a single flow against one host needs:

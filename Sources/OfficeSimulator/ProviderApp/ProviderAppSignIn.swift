@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import OfficeURLScheme
 import WOPICore
+import WOPIHTTPClient
 
 /// What the provider's own iOS app does when Office opens it with an app-to-app sign-in request
 /// (docs/native/src/identity/apptoapp.rst): sign in to the host as the app's first-party OAuth
@@ -30,11 +31,11 @@ public struct ProviderAppSignIn: Sendable {
     /// The most pages and redirects followed before giving up on a looping flow.
     static let maximumHops = 8
 
-    private let transport: any SimulatorTransport
+    private let transport: any HTTPTransport
     private let server: URL
 
     /// A sign-in against the host at `server` (its public URL, where `/oauth2/authorize` lives).
-    public init(transport: any SimulatorTransport, server: URL) {
+    public init(transport: any HTTPTransport, server: URL) {
         self.transport = transport
         self.server = server
     }

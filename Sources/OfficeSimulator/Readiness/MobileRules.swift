@@ -1,6 +1,7 @@
 import Foundation
 import OfficeURLScheme
 import WOPICore
+import WOPIHTTPClient
 
 /// The rules Office for iOS holds a WOPI host to beyond Microsoft's validator (/// wopi_requirements.rst, CheckFileInfo.rst, issues/invalidcharacters.rst, bootstrapper.rst), each a
 /// pure function of what the host answered, so `wopi check-host` can name the exact rule a host breaks.

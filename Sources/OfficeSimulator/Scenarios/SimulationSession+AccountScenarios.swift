@@ -1,6 +1,7 @@
 import Foundation
 import OfficeURLScheme
 import WOPICore
+import WOPIHTTPClient
 
 /// The scenarios that go back to the provider's bootstrapper and OAuth server: browse ("Add a
 /// Place") and token-refresh (wopi_requirements.rst, GetRootContainer.rst, RFC 6749 §6).

@@ -1,6 +1,7 @@
 import Foundation
 import OfficeURLScheme
 import WOPICore
+import WOPIHTTPClient
 
 /// The scenarios that work on the invoked file: create, save-as, rename, conflict, upload-pending
 /// (operational_flows.rst, and the REST pages each step names).

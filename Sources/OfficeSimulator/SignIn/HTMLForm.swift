@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHTTPClient
 
 /// The one form of a sign-in or consent page, read the way a person's browser reads it, so the
 /// simulator can fill it in and submit it (HTML Living Standard §4.10, form submission §4.10.21).

@@ -1,12 +1,13 @@
 import Foundation
 import OfficeURLScheme
 import WOPICore
+import WOPIHTTPClient
 
 /// Office's web-view sign-in (RFC 6749 §4.1.1–§4.1.2, oauthparams.rst): open the authorization
 /// page, fill in the sign-in form as a person would, accept the consent page, and read — never
 /// follow — the final 302 to `redirect_uri`.
 struct WebSignIn: Sendable {
-    let transport: any SimulatorTransport
+    let transport: any HTTPTransport
     let registration: OfficeClientRegistration
     let credentials: SimulationOptions.WebCredentials
 

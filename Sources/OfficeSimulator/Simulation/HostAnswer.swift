@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHTTPClient
 
 /// What a host answered, reduced to what explains a failure: the status, the headers that matter
 /// to WOPI and OAuth, and the start of the body.

@@ -1,6 +1,7 @@
 import Foundation
 import OfficeURLScheme
 import WOPICore
+import WOPIHTTPClient
 
 /// A WOPI client that behaves like Office for iOS, step for step, so a provider can run the whole
 /// story of its integration on Linux (operational_flows.rst, apptoapp.rst, bootstrapper.rst):
@@ -20,7 +21,7 @@ import WOPICore
 /// the step and carrying the host's answer; any lock the simulator still holds is then released.
 ///
 /// ```swift
-/// try await HTTPClientSimulatorTransport.withTransport { transport in
+/// try await AsyncHTTPClientTransport.withTransport { transport in
 ///     let simulator = OfficeSimulator(options: options, transport: transport)
 ///     let result = try await simulator.run { step in print(step.name.title, step.detail) }
 ///     print(result.passback?.string ?? "")
@@ -29,10 +30,10 @@ import WOPICore
 public struct OfficeSimulator: Sendable {
     /// What to simulate.
     public let options: SimulationOptions
-    let transport: any SimulatorTransport
+    let transport: any HTTPTransport
 
     /// Creates a simulator sending its requests through `transport`.
-    public init(options: SimulationOptions, transport: any SimulatorTransport) {
+    public init(options: SimulationOptions, transport: any HTTPTransport) {
         self.options = options
         self.transport = transport
     }

@@ -1,5 +1,6 @@
 import Foundation
 import WOPICore
+import WOPIHTTPClient
 
 /// Builds the WOPI requests Office sends for one file or folder: the token always rides in the
 /// `access_token` query parameter (concepts.rst), operations are chosen with `X-WOPI-Override`.

@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHTTPClient
 
 /// Builds the HTTP request for a ``RequestDefinition`` exactly as Microsoft's runner does: URL, headers, body.
 ///
@@ -26,7 +27,7 @@ struct RequestBuilder: Sendable {
             guard let url = try overrideURL(definition, state: state) else {
                 throw Failure(reason: "GetFromFileUrl has no URL: OverrideUrl '\(definition.overrideURL ?? "")' resolved to nothing")
             }
-            return signed(TransportRequest(method: kind.method, url: url, headers: [], body: nil), definition)
+            return signed(try request(kind.method, url, headers: [], body: nil, definition), definition)
         }
 
         var token = accessToken
@@ -56,13 +57,23 @@ struct RequestBuilder: Sendable {
         headers.append(HeaderField("Authorization", "Bearer " + token))
         if let userAgent { headers.append(HeaderField("User-Agent", userAgent)) }
 
-        var body: [UInt8]?
+        var body: Data?
         switch kind {
-        case .putFile, .putRelativeFile: body = try resourceContent(definition)
-        case .putUserInfo, .addActivities: body = Array((definition.body ?? "").utf8)
-        default: body = kind.method == "POST" ? [] : nil
+        case .putFile, .putRelativeFile: body = Data(try resourceContent(definition))
+        case .putUserInfo, .addActivities: body = Data((definition.body ?? "").utf8)
+        default: body = kind.method == "POST" ? Data() : nil
         }
-        return signed(TransportRequest(method: kind.method, url: url, headers: headers, body: body), definition)
+        return signed(try request(kind.method, url, headers: headers, body: body, definition), definition)
+    }
+
+    /// The request, once `url` is known to be one; a host can hand out anything as a URL to request next.
+    private func request(_ method: String, _ url: String, headers: [HeaderField], body: Data?,
+                         _ definition: RequestDefinition) throws(Failure) -> TransportRequest {
+        guard let parsed = URL(string: url), parsed.scheme != nil else {
+            throw Failure(reason: "\(definition.kind.rawValue) has no valid URL to request"
+                          + (definition.overrideURL.map { ": OverrideUrl '\($0)' resolved to something that is not a URL" } ?? ""))
+        }
+        return TransportRequest(method: method, url: parsed, headers: headers, body: body)
     }
 
     /// `request` with the proof headers added, when a signer is set.

@@ -1,5 +1,6 @@
 import Foundation
 import WOPICore
+import WOPIHTTPClient
 import _CryptoExtras
 
 /// Signs the validator's requests the way a WOPI client does (proofkeys.rst), so the `ProofKeys` group
@@ -40,7 +41,8 @@ public struct ValidatorProofSigner: Sendable {
 
     /// The proof headers for `request`, or none when its URL carries no `access_token`.
     func headers(for request: TransportRequest, mutator: RequestMutator?, now: Date = Date()) -> [HeaderField] {
-        guard let token = URLQuery.parameter("access_token", in: request.url) else { return [] }
+        let url = request.url.absoluteString
+        guard let token = URLQuery.parameter("access_token", in: url) else { return [] }
         var proofKey = current
         var proofOldKey = old
         var instant = now
@@ -60,7 +62,7 @@ public struct ValidatorProofSigner: Sendable {
         }
         do {
             let signed = try ProofKeySigner(currentKey: proofKey, oldKey: proofOldKey)
-                .sign(ProofKeyRequest(accessToken: token, url: request.url, timestamp: ProofKeyTimestamp(instant)))
+                .sign(ProofKeyRequest(accessToken: token, url: url, timestamp: ProofKeyTimestamp(instant)))
             return signed.fields.map { HeaderField($0.name, $0.value) }
         } catch {
             // Signing a well-formed request with a loaded key does not fail; send no proof rather than a wrong one.

@@ -1,4 +1,6 @@
+import Foundation
 import WOPICore
+import WOPIHTTPClient
 
 /// Runs Microsoft's WOPI validator definitions against a host, with the semantics of Microsoft's own runner
 /// (`wopi-validator-core`'s `TestCaseExecutor`):
@@ -22,6 +24,9 @@ import WOPICore
 public struct ConformanceRunner: Sendable {
     /// The User-Agent the original sends for Office native client runs.
     public static let nativeClientUserAgent = "Microsoft Office WOPI Validator/1.0"
+    /// The longest response body a transport for the runner should accept, in bytes: validator answers are
+    /// small JSON documents or the definitions' resource files, so 64 MiB is ample and bounds a runaway host.
+    public static let maximumResponseBodySize = 64 << 20
 
     /// The definitions to run.
     public let definitions: ValidatorDefinitions
@@ -31,13 +36,13 @@ public struct ConformanceRunner: Sendable {
     public let selection: RunSelection
     /// Deliberate strictness beyond the original.
     public let policy: ValidationPolicy
-    private let transport: any WOPITransport
+    private let transport: any HTTPTransport
     /// Signs every request with proof headers when set; see ``ValidatorProofSigner``.
     public let proofSigner: ValidatorProofSigner?
 
     /// Creates a runner.
     public init(definitions: ValidatorDefinitions, target: ConformanceTarget, selection: RunSelection = .wopiKit,
-                policy: ValidationPolicy = .wopiKit, transport: any WOPITransport, proofSigner: ValidatorProofSigner? = nil) {
+                policy: ValidationPolicy = .wopiKit, transport: any HTTPTransport, proofSigner: ValidatorProofSigner? = nil) {
         self.definitions = definitions
         self.target = target
         self.selection = selection
@@ -221,7 +226,7 @@ public struct ConformanceRunner: Sendable {
             body = "Non text content"
         }
         let redactor = SecretRedactor(knownSecrets: [target.accessToken])
-        return RequestRecord(name: definition.kind.rawValue, method: request.method, url: redactor.redact(request.url),
+        return RequestRecord(name: definition.kind.rawValue, method: request.method, url: redactor.redact(request.url.absoluteString),
                              requestHeaders: request.headers.map { HeaderField($0.name, redactor.redact($0.value)) },
                              status: response.status, responseHeaders: response.headers.map { HeaderField($0.name, redactor.redact($0.value)) },
                              responseBody: redactor.redact(body), failures: failures.map(redactor.redact), isCleanup: isCleanup)

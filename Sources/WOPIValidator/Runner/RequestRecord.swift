@@ -1,3 +1,5 @@
+import WOPIHTTPClient
+
 /// One request a test case sent and what came back, for the report.
 public struct RequestRecord: Sendable, Hashable, Codable {
     /// The request element name (`Lock`, `PutFile`, …).

@@ -1,3 +1,5 @@
+import WOPIHTTPClient
+
 /// A host's answer as validators see it, or the reason no answer arrived.
 public struct ResponseSnapshot: Sendable, Hashable {
     /// The HTTP status; 0 when the request failed before a response (see ``transportError``).
@@ -15,10 +17,10 @@ public struct ResponseSnapshot: Sendable, Hashable {
     public init(_ response: TransportResponse, expectsText: Bool) {
         status = response.status
         headers = response.headers
-        body = response.body
+        body = Array(response.body)
         transportError = nil
         if expectsText {
-            let bytes = response.body.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(response.body.dropFirst(3)) : response.body
+            let bytes = body.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(body.dropFirst(3)) : body
             text = String(decoding: bytes, as: UTF8.self)
         } else {
             text = nil

@@ -1,6 +1,7 @@
 import Foundation
 import OfficeSimulator
 import OfficeURLScheme
+import WOPIHTTPClient
 import WOPIValidator
 
 /// What `wopi check-host` runs, in order: the mobile rules, Microsoft's validator on a scratch
@@ -35,7 +36,7 @@ struct HostChecks: Sendable {
     static let passbackScheme = "wopicheckhost"
 
     func run(report: @escaping @Sendable (ReadinessCheck) -> Void) async throws {
-        let fileInfo: Data? = try await HTTPClientSimulatorTransport.withTransport { transport in
+        let fileInfo: Data? = try await AsyncHTTPClientTransport.withTransport { transport in
             try await rules(transport, report)
         }
         guard let fileInfo, !Task.isCancelled else { return }
@@ -51,7 +52,7 @@ struct HostChecks: Sendable {
     // MARK: Rules
 
     /// The mobile rules; returns CheckFileInfo's body, or `nil` when the host could not be read at all.
-    private func rules(_ transport: HTTPClientSimulatorTransport, _ report: @Sendable (ReadinessCheck) -> Void) async throws -> Data? {
+    private func rules(_ transport: AsyncHTTPClientTransport, _ report: @Sendable (ReadinessCheck) -> Void) async throws -> Data? {
         let reachable = "checkfileinfo.answers"
         guard let url = fileURL() else {
             report(ReadinessCheck(suite: MobileRules.suite, name: reachable, outcome: .failed, detail: "the WOPISrc does not form a URL"))
@@ -104,7 +105,7 @@ struct HostChecks: Sendable {
     }
 
     /// EnumerateAncestors to the file's folder, CheckContainerInfo there, and the licensing comparison.
-    private func licensingAgainstFolder(_ fileInfo: Data, _ transport: HTTPClientSimulatorTransport) async -> ReadinessCheck {
+    private func licensingAgainstFolder(_ fileInfo: Data, _ transport: AsyncHTTPClientTransport) async -> ReadinessCheck {
         let name = "licensing.file-equals-folder"
         let object = (try? JSONSerialization.jsonObject(with: fileInfo)) as? [String: Any]
         guard (object?["SupportsContainers"] as? Bool) == true else {
@@ -158,7 +159,7 @@ struct HostChecks: Sendable {
             report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .failed, detail: "\(error)"))
             return
         }
-        try await AsyncHTTPClientTransport.withTransport { transport in
+        try await AsyncHTTPClientTransport.withTransport(maximumBodySize: ConformanceRunner.maximumResponseBodySize) { transport in
             let selection = RunSelection.wopiKit
             let runner = ConformanceRunner(definitions: definitions, target: target, selection: selection, policy: .original, transport: transport)
             let run = await runner.run(progress: { result in
@@ -171,11 +172,10 @@ struct HostChecks: Sendable {
             }, prerequisiteFailed: { failure in
                 report(ReadinessCheck(suite: suite, name: "prerequisite/\(failure.name)", outcome: .failed, detail: failure.detail))
             })
-            if isOurs {
-                // Not cancellable either: the scratch file is the checker's own and goes on every way out
-                // (best effort; a host without DeleteFile keeps it).
-                let delete = TransportRequest(method: "POST", url: scratch.wopiSrc + "?access_token=" + Self.percentEncoded(scratch.accessToken),
-                                              headers: [HeaderField("X-WOPI-Override", "DELETE")], body: [])
+            // Not cancellable either: the scratch file is the checker's own and goes on every way out
+            // (best effort; a host without DeleteFile keeps it).
+            if isOurs, let url = URL(string: scratch.wopiSrc + "?access_token=" + Self.percentEncoded(scratch.accessToken)) {
+                let delete = TransportRequest(method: "POST", url: url, headers: [HeaderField("X-WOPI-Override", "DELETE")], body: Data())
                 _ = await Task { try? await transport.send(delete) }.value
             }
             guard !Task.isCancelled else { return }
@@ -206,7 +206,7 @@ struct HostChecks: Sendable {
     private func createScratchFile(named name: String) async -> Result<ScratchFile, ScratchFailure> {
         guard let url = fileURL() else { return .failure(ScratchFailure("the WOPISrc does not form a URL")) }
         do {
-            return try await HTTPClientSimulatorTransport.withTransport { transport in
+            return try await AsyncHTTPClientTransport.withTransport { transport in
                 let request = SimulatorRequest(method: "POST", url: url, headers: [
                     SimulatorHeader("X-WOPI-Override", "PUT_RELATIVE"), SimulatorHeader("X-WOPI-SuggestedTarget", name),
                     SimulatorHeader("X-WOPI-Size", "0"), SimulatorHeader("Content-Type", "application/octet-stream"),
@@ -273,7 +273,7 @@ struct HostChecks: Sendable {
                 options = SimulationOptions(invokeURI: invoke, bootstrapperURL: signIn.bootstrapperURL, webCredentials: signIn.webCredentials,
                                             installedApp: signIn.installedApp, registration: signIn.registration, scenario: scenario)
             }
-            let outcome: Result<SimulationResult, SimulationFailure> = try await HTTPClientSimulatorTransport.withTransport { transport in
+            let outcome: Result<SimulationResult, SimulationFailure> = try await AsyncHTTPClientTransport.withTransport { transport in
                 do throws(SimulationFailure) {
                     return .success(try await OfficeSimulator(options: options, transport: transport).run())
                 } catch {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OfficeSimulator
 import OfficeURLScheme
+import WOPIHTTPClient
 
 /// `wopi app-signin`: what the provider's app does when Office opens it to sign in (apptoapp.rst).
 struct AppSigninCommand: AsyncParsableCommand {
@@ -51,7 +52,7 @@ struct AppSigninCommand: AsyncParsableCommand {
         var base = server
         while base.hasSuffix("/") { base.removeLast() }
         guard let serverURL = URL(string: base) else { throw ValidationError("--server must be an absolute http(s) URL, got '\(server)'") }
-        let outcome: Result<SignInResponse, ProviderAppSignIn.Failure> = try await HTTPClientSimulatorTransport.withTransport(
+        let outcome: Result<SignInResponse, ProviderAppSignIn.Failure> = try await AsyncHTTPClientTransport.withTransport(
             timeout: .seconds(timeout), maximumBodySize: 1 << 20
         ) { transport in
             do throws(ProviderAppSignIn.Failure) {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OfficeSimulator
 import OfficeURLScheme
+import WOPIHTTPClient
 
 /// `wopi simulate`: play Office for iOS against a WOPI host, step by step.
 struct SimulateCommand: AsyncParsableCommand {
@@ -216,7 +217,7 @@ struct SimulateCommand: AsyncParsableCommand {
     /// Plays one scenario, printing its steps; failures also go to stderr.
     private func play(_ options: SimulationOptions) async throws -> Outcome {
         let json = self.json
-        let outcome: Result<SimulationResult, SimulationFailure> = try await HTTPClientSimulatorTransport.withTransport { transport in
+        let outcome: Result<SimulationResult, SimulationFailure> = try await AsyncHTTPClientTransport.withTransport { transport in
             let simulator = OfficeSimulator(options: options, transport: transport)
             do throws(SimulationFailure) {
                 return .success(try await simulator.run { step in

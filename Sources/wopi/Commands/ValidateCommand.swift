@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WOPICore
+import WOPIHTTPClient
 import WOPIValidator
 
 /// `wopi validate`: run Microsoft's WOPI validator definitions against a WOPI host.
@@ -123,7 +124,7 @@ struct ValidateCommand: AsyncParsableCommand {
 
         let tests = self.tests
         let report = try await Interruption.run { [selection] in
-            try await AsyncHTTPClientTransport.withTransport { transport in
+            try await AsyncHTTPClientTransport.withTransport(maximumBodySize: ConformanceRunner.maximumResponseBodySize) { transport in
                 let runner = ConformanceRunner(definitions: definitions, target: target, selection: selection, policy: policy, transport: transport,
                                                proofSigner: signer)
                 if !tests.isEmpty, runner.plannedCases().isEmpty {

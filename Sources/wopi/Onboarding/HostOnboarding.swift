@@ -1,6 +1,7 @@
 import Foundation
 import OfficeSimulator
 import OfficeURLScheme
+import WOPIHTTPClient
 
 /// The onboarding form for any WOPI host, filled from what the host answers: CheckFileInfo on one
 /// of its files and, when given, its bootstrapper's unauthenticated 401 challenge
@@ -12,7 +13,7 @@ struct HostOnboarding {
     let bootstrapper: String?
 
     /// Asks the host and builds the form.
-    func document(transport: HTTPClientSimulatorTransport) async -> OnboardingForm.Document {
+    func document(transport: AsyncHTTPClientTransport) async -> OnboardingForm.Document {
         var missing = ["LocalizedProviderName", "IconLocations", "ProviderDescription", "ClientId", "ClientSecret", "RedirectUri",
                        "AuthScopes", "SupportRefresh"]
         var problems: [OnboardingForm.Problem] = []

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OfficeSimulator
+import WOPIHTTPClient
 import WOPIHost
 
 /// `wopi onboarding`: what Microsoft's onboarding for Office for iOS asks of a provider
@@ -69,7 +70,7 @@ struct OnboardingCommand: AsyncParsableCommand {
     func run() async throws {
         if let wopiSrc, let accessToken {
             let onboarding = HostOnboarding(wopiSrc: wopiSrc, accessToken: accessToken, bootstrapper: bootstrapper)
-            let document = try await HTTPClientSimulatorTransport.withTransport { transport in
+            let document = try await AsyncHTTPClientTransport.withTransport { transport in
                 await onboarding.document(transport: transport)
             }
             try write(document)

@@ -1,9 +1,10 @@
 import Foundation
+import WOPIHTTPClient
 import WOPIValidator
 
 /// A tiny in-memory WOPI host with one `.wopitest` file and a correct lock model (PROTOCOL §4), used as the
 /// runner's transport. Flags break it in specific ways so tests can check the right cases fail.
-actor FakeWOPIHost: WOPITransport {
+actor FakeWOPIHost: HTTPTransport {
     struct Faults: Sendable {
         /// Omit `X-WOPI-Lock` on 409 answers.
         var omitLockOnConflict = false
@@ -21,7 +22,7 @@ actor FakeWOPIHost: WOPITransport {
     static let wopiSrc = "http://127.0.0.1:1/wopi/files/1"
 
     private let faults: Faults
-    private var content: [UInt8] = []
+    private var content = Data()
     private var version = 1
     private var lock: String?
     private(set) var requests: [TransportRequest] = []
@@ -32,7 +33,7 @@ actor FakeWOPIHost: WOPITransport {
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         requests.append(request)
-        guard let components = URLComponents(string: request.url) else { return TransportResponse(status: 400) }
+        guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else { return TransportResponse(status: 400) }
         let token = components.queryItems?.first { $0.name == "access_token" }?.value
         guard token == Self.token else { return TransportResponse(status: 401) }
         let override = request.headers.value(for: "X-WOPI-Override")
@@ -45,7 +46,7 @@ actor FakeWOPIHost: WOPITransport {
         case ("/wopi/files/1/contents", "POST", "PUT"):
             if let current = lock, current != lockHeader { return conflict(current) }
             if lock == nil, !content.isEmpty { return conflict("") }
-            content = request.body ?? []
+            content = request.body ?? Data()
             version += 1
             return TransportResponse(status: 200, headers: versionHeader)
         case ("/wopi/files/1", "POST", "LOCK"):
@@ -88,7 +89,7 @@ actor FakeWOPIHost: WOPITransport {
     }
 
     private func json(_ text: String) -> TransportResponse {
-        let body = Array(text.utf8)
+        let body = Data(text.utf8)
         return TransportResponse(status: 200, headers: [HeaderField("Content-Type", "application/json"),
                                                         HeaderField("Content-Length", String(body.count))], body: body)
     }

@@ -3,11 +3,11 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// A ``SimulatorTransport`` over AsyncHTTPClient: redirects disabled (the sign-in flow must read the
-/// final 302 itself, RFC 6749 §4.1.2), no response decompression, a per-request timeout.
+/// An ``HTTPTransport`` over AsyncHTTPClient: redirects disabled, no response decompression (a body is
+/// judged as the server sent it), a 3-second connect timeout and a per-request timeout.
 ///
 /// It owns its `HTTPClient`; use ``withTransport(timeout:maximumBodySize:_:)``, which always shuts it down.
-public struct HTTPClientSimulatorTransport: SimulatorTransport {
+public struct AsyncHTTPClientTransport: HTTPTransport {
     private let client: HTTPClient
     private let timeout: TimeAmount
     private let maximumBodySize: Int
@@ -22,12 +22,13 @@ public struct HTTPClientSimulatorTransport: SimulatorTransport {
     ///
     /// - Parameters:
     ///   - timeout: The longest one request may take, from connecting to the last byte.
-    ///   - maximumBodySize: The largest response body accepted, in bytes (documents included).
+    ///   - maximumBodySize: The largest response body accepted, in bytes; a longer one makes
+    ///     ``send(_:)`` throw. The default, 512 MiB, leaves room for large documents.
     ///   - body: What to do with the transport.
     public static func withTransport<Result: Sendable>(
         timeout: Duration = .seconds(60),
         maximumBodySize: Int = 512 << 20,
-        _ body: (HTTPClientSimulatorTransport) async throws -> Result
+        _ body: (AsyncHTTPClientTransport) async throws -> Result
     ) async throws -> Result {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
@@ -37,7 +38,7 @@ public struct HTTPClientSimulatorTransport: SimulatorTransport {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        let transport = HTTPClientSimulatorTransport(client: client, timeout: .nanoseconds(nanoseconds), maximumBodySize: maximumBodySize)
+        let transport = AsyncHTTPClientTransport(client: client, timeout: .nanoseconds(nanoseconds), maximumBodySize: maximumBodySize)
         let result: Result
         do {
             result = try await body(transport)
@@ -49,32 +50,20 @@ public struct HTTPClientSimulatorTransport: SimulatorTransport {
         return result
     }
 
-    /// Sends the request and collects the whole answer.
-    public func send(_ request: SimulatorRequest) async throws -> SimulatorResponse {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = HTTPMethod(rawValue: request.method)
-        for field in request.headers {
-            outgoing.headers.add(name: field.name, value: field.value)
-        }
+    /// Sends the request and collects the whole answer; throws when the server cannot be reached, the
+    /// request times out or the body is longer than the maximum.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        var outgoing = head(of: request)
         if let body = request.body {
             outgoing.body = .bytes(ByteBuffer(bytes: body))
         }
-        let response = try await client.execute(outgoing, timeout: timeout)
-        let buffer = try await response.body.collect(upTo: maximumBodySize)
-        return SimulatorResponse(
-            status: Int(response.status.code),
-            headers: response.headers.map { SimulatorHeader($0.name, $0.value) },
-            body: Data(buffer.readableBytesView))
+        return try await answer(to: client.execute(outgoing, timeout: timeout))
     }
 
     /// Sends the head and the first `byteCount` bytes of the body, announcing the whole length,
     /// then fails the body stream, so the client closes the connection mid-upload.
-    public func sendDroppingConnection(_ request: SimulatorRequest, after byteCount: Int) async throws -> SimulatorResponse? {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = HTTPMethod(rawValue: request.method)
-        for field in request.headers {
-            outgoing.headers.add(name: field.name, value: field.value)
-        }
+    public func sendDroppingConnection(_ request: TransportRequest, after byteCount: Int) async throws -> TransportResponse? {
+        var outgoing = head(of: request)
         let body = request.body ?? Data()
         let first = ByteBuffer(bytes: body.prefix(max(0, min(byteCount, body.count))))
         let chunks = AsyncThrowingStream<ByteBuffer, any Error> { continuation in
@@ -88,10 +77,23 @@ public struct HTTPClientSimulatorTransport: SimulatorTransport {
         } catch {
             return nil
         }
+        return try await answer(to: response)
+    }
+
+    private func head(of request: TransportRequest) -> HTTPClientRequest {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        for field in request.headers {
+            outgoing.headers.add(name: field.name, value: field.value)
+        }
+        return outgoing
+    }
+
+    private func answer(to response: HTTPClientResponse) async throws -> TransportResponse {
         let buffer = try await response.body.collect(upTo: maximumBodySize)
-        return SimulatorResponse(
+        return TransportResponse(
             status: Int(response.status.code),
-            headers: response.headers.map { SimulatorHeader($0.name, $0.value) },
+            headers: response.headers.map { HeaderField($0.name, $0.value) },
             body: Data(buffer.readableBytesView))
     }
 

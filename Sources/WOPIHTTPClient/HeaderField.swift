@@ -1,6 +1,6 @@
-/// One HTTP header line (RFC 9110 §5); names compare case-insensitively where it matters.
+/// One HTTP header field as it travels, name and value unchanged (RFC 9110 §5).
 public struct HeaderField: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The field name as sent or received.
+    /// The field name, in the case it was sent or received.
     public let name: String
     /// The field value.
     public let value: String
@@ -16,8 +16,8 @@ public struct HeaderField: Sendable, Hashable, Codable, CustomStringConvertible 
 }
 
 extension Array where Element == HeaderField {
-    /// The value of header `name` (case-insensitive); repeated fields are joined with ", " as .NET's
-    /// header collection presents them to Microsoft's runner.
+    /// The value of header `name` (case-insensitive); repeated fields are joined with ", " as RFC 9110 §5.3
+    /// allows and as .NET's header collection presents them to Microsoft's validator.
     public func value(for name: String) -> String? {
         let lowered = name.lowercased()
         let values = filter { $0.name.lowercased() == lowered }.map(\.value)

@@ -1,0 +1,48 @@
+import Foundation
+import Hummingbird
+import TestSupport
+import Testing
+import WOPIHTTPClient
+
+/// The real transport against a loopback server: what it refuses and what it leaves alone.
+@Suite("AsyncHTTPClientTransport")
+struct AsyncHTTPClientTransportTests {
+    /// `GET /bytes/:count` answers that many bytes; `GET /moved` redirects to `/bytes/1`.
+    static func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("bytes/:count") { _, context in
+            let count = try context.parameters.require("count", as: Int.self)
+            return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(repeating: UInt8(ascii: "x"), count: count)))
+        }
+        router.get("moved") { _, _ in
+            Response(status: .found, headers: [.location: "/bytes/1"])
+        }
+        return router
+    }
+
+    @Test("a body up to the maximum arrives whole; one byte more is refused")
+    func bodyCap() async throws {
+        try await LoopbackServer.serve(Self.router(), label: "body-cap") { base in
+            try await AsyncHTTPClientTransport.withTransport(timeout: .seconds(10), maximumBodySize: 1024) { transport in
+                let whole = try await transport.send(TransportRequest(method: "GET", url: base.appending(path: "bytes/1024")))
+                #expect(whole.status == 200)
+                #expect(whole.body == Data(repeating: UInt8(ascii: "x"), count: 1024))
+                await #expect(throws: (any Error).self) {
+                    try await transport.send(TransportRequest(method: "GET", url: base.appending(path: "bytes/1025")))
+                }
+            }
+        }
+    }
+
+    @Test("a redirect is answered as sent, never followed")
+    func redirectNotFollowed() async throws {
+        try await LoopbackServer.serve(Self.router(), label: "redirect") { base in
+            let answer = try await AsyncHTTPClientTransport.withTransport(timeout: .seconds(10)) { transport in
+                try await transport.send(TransportRequest(method: "GET", url: base.appending(path: "moved")))
+            }
+            #expect(answer.status == 302)
+            #expect(answer.header("location") == "/bytes/1")
+            #expect(answer.body.isEmpty)
+        }
+    }
+}
