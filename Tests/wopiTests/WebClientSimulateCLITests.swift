@@ -1,0 +1,117 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import TestSupport
+import Testing
+
+/// `wopi simulate --client office-web|collabora` through the real binary: both profiles pass against
+/// `wopi serve` (Collabora's through the host page a signed-in browser opens), and each stops at
+/// the step its planted fault breaks on a stand-in host that is not WOPIKit's code.
+@Suite(.serialized) struct WebClientSimulateCLITests {
+    /// The JSON lines of a `--json` run.
+    static func objects(_ run: WopiProcess.Result) throws -> [[String: Any]] {
+        try RoundTripTests.lines(run.stdout).map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON line: \(line)")
+        }
+    }
+
+    /// `wopi serve` with Collabora Online configured from a discovery the test serves, and the round-trip fixture's file.
+    static func withCollaboraServe(_ body: @Sendable (RoundTripTests.Fixture) async throws -> Void) async throws {
+        let router = Router()
+        router.get("hosting/discovery") { _, _ in
+            Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: BrowserEditorCLITests.collaboraDiscovery)))
+        }
+        try await LoopbackServer.serve(router, label: "discovery") { base in
+            let fixture = try RoundTripTests.makeFixture(mode: "edit", serveArguments: ["--wopi-client", "collabora=\(base.absoluteString)/hosting/discovery"])
+            defer { fixture.stop() }
+            try await body(fixture)
+        }
+    }
+
+    @Test("both profiles pass against wopi serve: office-web with a token, collabora through the host page; the saves land in the history",
+          .timeLimit(.minutes(5)))
+    func bothProfilesAgainstWopiServe() async throws {
+        try await Self.withCollaboraServe { fixture in
+            let token = try RoundTripTests.json(try await WopiProcess.run(["token", "--user", RoundTripTests.username, "--file", fixture.fileID,
+                                                                           "--data", fixture.data.path]), "token")
+            let accessToken = try #require(token["access_token"] as? String)
+            let office = try await WopiProcess.run(["simulate", "--client", "office-web", "--wopi-src", fixture.wopiSrc, "--access-token", accessToken])
+            #expect(office.exitCode == 0, "\(office.stdout)\n\(office.stderr)\n\(fixture.server.log)")
+            let officeLines = RoundTripTests.lines(office.stdout)
+            #expect(officeLines.contains { $0.hasPrefix("[ok]   CheckFileInfo:") && $0.contains("PostMessageOrigin \(fixture.server.baseURL);") }, "\(office.stdout)")
+            for step in ["Lock", "GetFile", "RefreshLock", "PutFile", "CheckFileInfo after PutFile", "Unlock"] {
+                #expect(officeLines.contains { $0.hasPrefix("[ok]   \(step):") }, "\(step) in:\n\(office.stdout)")
+            }
+
+            // Without a signed-in browser's cookie the host page sends the user to sign in.
+            let hostPage = "\(fixture.server.baseURL)/open/\(fixture.fileID)?action=edit&client=collabora"
+            let anonymous = try await WopiProcess.run(["simulate", "--client", "collabora", "--host-page", hostPage, "--json"])
+            #expect(anonymous.exitCode == 1)
+            #expect(try Self.objects(anonymous).last?["step"] as? String == "host-page", "\(anonymous.stdout)")
+
+            let session = try #require(try UsersSessionsCLITests.signIn(fixture.server, password: RoundTripTests.password))
+            let collabora = try await WopiProcess.run(["simulate", "--client", "collabora", "--host-page", hostPage,
+                                                       "--host-page-cookie", "wopi_session=\(session)", "--json"])
+            #expect(collabora.exitCode == 0, "\(collabora.stdout)\n\(collabora.stderr)\n\(fixture.server.log)")
+            let steps = try Self.objects(collabora)
+            #expect(steps.map { $0["step"] as? String ?? "" } == [
+                "host-page", "check-file-info", "lock", "get-file", "autosave", "refresh-lock", "other-writer", "stale-autosave",
+                "content-untouched", "exit-save", "check-file-info-after-save", "unlock",
+            ], "\(collabora.stdout)")
+            #expect(steps.allSatisfy { $0["outcome"] as? String == "passed" })
+            let page = try #require(steps.first?["detail"] as? String)
+            #expect(page.contains("WOPISrc \(fixture.wopiSrc)") && page.contains("to http://127.0.0.1:9980"), "\(page)")
+            #expect(!collabora.stdout.contains(session), "the session cookie is never printed")
+
+            let after = try await RoundTripTests.stored(fixture)
+            #expect(after.lock == "", "the editor released its lock")
+            #expect(after.content.suffix(40) == Data("Edited by the WOPIKit Office simulator.\n".utf8))
+            // Collabora's headers reached the host: the history tells autosaves, the other writer and the exit save apart.
+            let history = try await WopiProcess.run(["files", "history", fixture.fileID, "--data", fixture.data.path])
+            let versions = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]], "\(history.stderr)")
+            let kinds = versions.map { ($0["save"] as? [String]) ?? [] }
+            #expect(kinds.first == ["modified-by-user", "exit-save"], "\(kinds)")
+            #expect(kinds.contains(["modified-by-user", "autosave"]), "\(kinds)")
+        }
+    }
+
+    @Test("each profile stops at the step its planted fault breaks, names it, exits 1 and leaves no lock", .timeLimit(.minutes(3)),
+          arguments: [(HostFault.missingPostMessageOrigin, "check-file-info", "PostMessageOrigin is missing"),
+                      (.collaboraTimestampIgnored, "stale-autosave", "overwriting another writer's save"),
+                      (.putFileWithoutLastModifiedTime, "autosave", "no ISO 8601 LastModifiedTime")])
+    func plantedFault(_ fault: HostFault, _ step: String, _ reason: String) async throws {
+        try await FaultyWOPIHost.withRunning(fault: fault) { host in
+            let client = try #require(fault.client)
+            let run = try await WopiProcess.run(["simulate", "--client", client, "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token, "--json"])
+            #expect(run.exitCode == 1, "\(fault): \(run.stdout)\n\(run.stderr)")
+            let failed = try #require(try Self.objects(run).last)
+            #expect(failed["outcome"] as? String == "failed" && failed["step"] as? String == step, "\(fault): \(run.stdout)")
+            #expect((failed["reason"] as? String)?.contains(reason) == true, "\(fault): \(failed)")
+            #expect(run.stderr.contains("failed: ") && run.stderr.contains(reason), "\(fault): \(run.stderr)")
+            #expect(await host.storage.files["F1"]?.lock == nil, "\(fault): the lock is released")
+        }
+        // The same client passes on the same host without the fault.
+        try await FaultyWOPIHost.withRunning(fault: nil) { host in
+            let run = try await WopiProcess.run(["simulate", "--client", fault.client ?? "", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token])
+            #expect(run.exitCode == 0, "\(fault) without the fault: \(run.stdout)\n\(run.stderr)")
+        }
+    }
+
+    @Test("bad --client input exits 2 with one line on stderr")
+    func invalidInput() async throws {
+        let source = "http://127.0.0.1:1/wopi/files/x"
+        let cases: [([String], String)] = [
+            (["simulate", "--client", "collabora", "--wopi-src", source], "--access-token"),
+            (["simulate", "--client", "teams", "--wopi-src", source, "--access-token", "t"], "--client"),
+            (["simulate", "--client", "collabora", "--host-page", "http://127.0.0.1:1/open/x", "--access-token", "t"], "--access-token"),
+            (["simulate", "--client", "office-web", "--wopi-src", "\(source)?access_token=t", "--access-token", "t"], "--wopi-src"),
+            (["simulate", "ms-word:ofe|u|\(source)|d|S|e|U|n|a.docx|a|App", "--client", "office-web", "--wopi-src", source, "--access-token", "t"], "invoke URI"),
+            (["simulate", "--wopi-src", source, "--access-token", "t"], "--client"),
+        ]
+        for (arguments, mentioned) in cases {
+            let run = try await WopiProcess.run(arguments, timeout: 30)
+            #expect(run.exitCode == 2, "\(arguments): exit \(run.exitCode), stderr \(run.stderr)")
+            #expect(run.stderrLines.count == 1 && run.stderr.contains(mentioned), "\(arguments): stderr \(run.stderr)")
+        }
+    }
+}
