@@ -16,13 +16,13 @@ import Testing
     }
 
     /// `wopi serve` with Collabora Online configured from a discovery the test serves, and the round-trip fixture's file.
-    static func withCollaboraServe(_ body: @Sendable (RoundTripTests.Fixture) async throws -> Void) async throws {
+    static func withCollaboraServe(serveArguments: [String] = [], _ body: @Sendable (RoundTripTests.Fixture) async throws -> Void) async throws {
         let router = Router()
         router.get("hosting/discovery") { _, _ in
             Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: BrowserEditorCLITests.collaboraDiscovery)))
         }
         try await LoopbackServer.serve(router, label: "discovery") { base in
-            let fixture = try RoundTripTests.makeFixture(mode: "edit", serveArguments: ["--wopi-client", "collabora=\(base.absoluteString)/hosting/discovery"])
+            let fixture = try RoundTripTests.makeFixture(mode: "edit", serveArguments: ["--wopi-client", "collabora=\(base.absoluteString)/hosting/discovery"] + serveArguments)
             defer { fixture.stop() }
             try await body(fixture)
         }
@@ -94,6 +94,41 @@ import Testing
         try await FaultyWOPIHost.withRunning(fault: nil) { host in
             let run = try await WopiProcess.run(["simulate", "--client", fault.client ?? "", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token])
             #expect(run.exitCode == 0, "\(fault) without the fault: \(run.stdout)\n\(run.stderr)")
+        }
+    }
+
+    @Test("Microsoft's OfficeOnline category against wopi serve with a browser editor and proof keys: its 9 cases pass, 0 failed",
+          .timeLimit(.minutes(5)))
+    func officeOnlineValidatorCategory() async throws {
+        let keys = try BrowserEditorCLITests.temporaryFolder("office-online-keys")
+        defer { try? FileManager.default.removeItem(at: keys) }
+        let (old, current, discovery) = (keys.appendingPathComponent("old.pem").path, keys.appendingPathComponent("current.pem").path,
+                                         keys.appendingPathComponent("discovery.xml").path)
+        #expect(try await WopiProcess.run(["proof", "keygen", "--private-key", old, "--discovery", "/dev/null"]).exitCode == 0)
+        #expect(try await WopiProcess.run(["proof", "keygen", "--private-key", current, "--old-private-key", old, "--discovery", discovery]).exitCode == 0)
+        try await Self.withCollaboraServe(serveArguments: ["--discovery", discovery]) { fixture in
+            let scratch = fixture.data.appendingPathComponent("office-online.wopitest")
+            try Data("x".utf8).write(to: scratch)
+            let added = try RoundTripTests.json(try await WopiProcess.run(["files", "add", scratch.path, "--owner", RoundTripTests.username,
+                                                                           "--data", fixture.data.path]), "files add")
+            let id = try #require(added["id"] as? String)
+            let token = try RoundTripTests.json(try await WopiProcess.run(["token", "--user", RoundTripTests.username, "--file", id,
+                                                                           "--data", fixture.data.path]), "token")
+            let run = try await WopiProcess.run([
+                "validate", "--wopi-src", try #require(added["wopiSrc"] as? String), "--access-token", try #require(token["access_token"] as? String),
+                "--access-token-ttl", String(try #require(token["access_token_ttl"] as? Int64)), "--testcases", try ConformanceTests.testCasesURL().path,
+                "--category", "OfficeOnline", "--proof-key", current, "--proof-key-old", old,
+            ], timeout: 240)
+            #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
+            let lines = RoundTripTests.lines(run.stdout)
+            let officeOnline = ["CheckFileInfoSchema/HostUrls", "PutRelativeFile/PutRelativeFile.IncludeHostUrls"] + [
+                "CurrentValid.OldValid", "CurrentValid.OldInvalid", "CurrentInvalid.OldValidSignedWithCurrentKey", "CurrentValidSignedWithOldKey.OldInvalid",
+                "CurrentInvalid.OldValidSignedWithOldKey", "CurrentInvalid.OldInvalid", "TimestampOlderThan20Min",
+            ].map { "ProofKeys/ProofKeys.\($0)" }
+            for name in officeOnline {
+                #expect(lines.contains("PASS \(name)"), "\(name):\n\(run.stdout)")
+            }
+            #expect(lines.last?.contains(" passed, 0 failed, ") == true, "\(lines.last ?? "")")
         }
     }
 
