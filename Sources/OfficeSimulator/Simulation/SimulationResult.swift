@@ -17,7 +17,7 @@ public struct SimulationResult: Sendable, Hashable {
     public let savedContent: Data?
     /// The passback Office sends on the back arrow; `nil` when the invoke URI had no `|p|`.
     public let passback: OfficePassback?
-    /// The browser editor played, for a ``WebClientSimulator`` session (whose ``scenario`` is then
+    /// The browser editor played, for a ``WebClientSimulator`` session (whose ``SimulationResult/scenario`` is then
     /// ``SimulationScenario/openEditSave``, the story it plays); `nil` for Office for iOS.
     public let client: WebClientProfile?
 
