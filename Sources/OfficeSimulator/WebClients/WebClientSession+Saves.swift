@@ -128,6 +128,12 @@ extension WebClientSession {
         let seenDate = WebClientTime.parse(seen) ?? .distantPast
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: Self.otherWriterDeadline)
+        // Let the clock leave the autosave's second first, so one save usually does (another is
+        // sent only when the host's clock lags behind).
+        let untilNextSecond = seenDate.timeIntervalSince1970.rounded(.down) + 1 - Date().timeIntervalSince1970
+        if untilNextSecond > 0, untilNextSecond <= 2 {
+            try? await Task.sleep(for: .milliseconds(Int(untilNextSecond * 1000) + 20))
+        }
         while true {
             let response = try await send(wopi.putFile(content, lock: lock, headers: []), .otherWriter)
             guard response.status == 200 else {
