@@ -15,20 +15,36 @@ import Testing
         }
     }
 
-    /// `wopi serve` with Collabora Online configured from a discovery the test serves, and the round-trip fixture's file.
+    /// Office for the web's form of discovery (apps named Word, actions by extension), here without proof keys.
+    static let officeDiscovery = """
+        <?xml version="1.0" encoding="utf-8"?>
+        <wopi-discovery><net-zone name="external-http">
+        <app name="Word" favIconUrl="http://127.0.0.1:9981/wv/resources/1033/FavIcon_Word.ico">
+        <action name="edit" ext="docx" urlsrc="http://127.0.0.1:9981/we/wordeditorframe.aspx?&lt;ui=UI_LLCC&amp;&gt;&lt;rs=DC_LLCC&amp;&gt;"/></app>
+        </net-zone></wopi-discovery>
+        """
+
+    /// `wopi serve` with Collabora Online and Office for the web configured from discoveries the test serves, and the
+    /// round-trip fixture's file.
     static func withCollaboraServe(serveArguments: [String] = [], _ body: @Sendable (RoundTripTests.Fixture) async throws -> Void) async throws {
         let router = Router()
-        router.get("hosting/discovery") { _, _ in
+        router.get("collabora/hosting/discovery") { _, _ in
             Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: BrowserEditorCLITests.collaboraDiscovery)))
         }
+        router.get("office/hosting/discovery") { _, _ in
+            Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: Self.officeDiscovery)))
+        }
         try await LoopbackServer.serve(router, label: "discovery") { base in
-            let fixture = try RoundTripTests.makeFixture(mode: "edit", serveArguments: ["--wopi-client", "collabora=\(base.absoluteString)/hosting/discovery"] + serveArguments)
+            let fixture = try RoundTripTests.makeFixture(mode: "edit", serveArguments: [
+                "--wopi-client", "collabora=\(base.absoluteString)/collabora/hosting/discovery",
+                "--wopi-client", "office=\(base.absoluteString)/office/hosting/discovery",
+            ] + serveArguments)
             defer { fixture.stop() }
             try await body(fixture)
         }
     }
 
-    @Test("both profiles pass against wopi serve: office-web with a token, collabora through the host page; the saves land in the history",
+    @Test("both profiles pass against wopi serve, with a token and through the host page; Collabora's saves land in the history",
           .timeLimit(.minutes(5)))
     func bothProfilesAgainstWopiServe() async throws {
         try await Self.withCollaboraServe { fixture in
@@ -63,6 +79,18 @@ import Testing
             #expect(page.contains("WOPISrc \(fixture.wopiSrc)") && page.contains("to http://127.0.0.1:9980"), "\(page)")
             #expect(!collabora.stdout.contains(session), "the session cookie is never printed")
 
+            // Office for the web through its own host page.
+            let officePage = "\(fixture.server.baseURL)/open/\(fixture.fileID)?action=edit&client=office"
+            let officeThroughPage = try await WopiProcess.run(["simulate", "--client", "office-web", "--host-page", officePage,
+                                                               "--host-page-cookie", "wopi_session=\(session)", "--json"])
+            #expect(officeThroughPage.exitCode == 0, "\(officeThroughPage.stdout)\n\(officeThroughPage.stderr)")
+            let officeSteps = try Self.objects(officeThroughPage)
+            #expect(officeSteps.map { $0["step"] as? String ?? "" } == [
+                "host-page", "check-file-info", "lock", "get-file", "refresh-lock", "put-file", "check-file-info-after-save", "unlock",
+            ], "\(officeThroughPage.stdout)")
+            #expect((officeSteps.first?["detail"] as? String)?.contains("to http://127.0.0.1:9981; WOPISrc \(fixture.wopiSrc)") == true,
+                    "\(officeThroughPage.stdout)")
+
             let after = try await RoundTripTests.stored(fixture)
             #expect(after.lock == "", "the editor released its lock")
             #expect(after.content.suffix(40) == Data("Edited by the WOPIKit Office simulator.\n".utf8))
@@ -70,7 +98,8 @@ import Testing
             let history = try await WopiProcess.run(["files", "history", fixture.fileID, "--data", fixture.data.path])
             let versions = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]], "\(history.stderr)")
             let kinds = versions.map { ($0["save"] as? [String]) ?? [] }
-            #expect(kinds.first == ["modified-by-user", "exit-save"], "\(kinds)")
+            // Newest first: Office for the web's plain save, then Collabora's exit save.
+            #expect(Array(kinds.prefix(2)) == [[], ["modified-by-user", "exit-save"]], "\(kinds)")
             #expect(kinds.contains(["modified-by-user", "autosave"]), "\(kinds)")
         }
     }
