@@ -61,6 +61,24 @@ import Testing
         }
     }
 
+    @Test("check-host --client: a CheckFileInfo without PostMessageOrigin fails each browser editor's rule with a line naming the property",
+          .timeLimit(.minutes(5)))
+    func browserEditorPropertyIsNamed() async throws {
+        try await FaultyWOPIHost.withRunning(fault: .missingPostMessageOrigin) { host in
+            let run = try await FaultCorpusTests.checkHost(host, ["--client", "office-web", "--client", "collabora"])
+            #expect(run.exitCode == 1, "\(run.stdout)\n\(run.stderr)")
+            let lines = RoundTripTests.lines(run.stdout)
+            #expect(lines.contains("[FAIL] rule checkfileinfo.office-web-properties: PostMessageOrigin is missing; Office for the web needs it: "
+                                   + "Office for the web sends its PostMessage to that origin (online/postmessage.rst)"), "\(run.stdout)")
+            #expect(lines.contains { $0.hasPrefix("[FAIL] rule checkfileinfo.collabora-properties: PostMessageOrigin is missing; Collabora Online needs it") })
+            #expect(lines.contains { $0.hasPrefix("[FAIL] scenario office-web: CheckFileInfo failed: PostMessageOrigin is missing") }, "\(run.stdout)")
+            // The mobile rules do not ask for it: Office for iOS never reads it.
+            #expect(lines.contains { $0.hasPrefix("[ok]   rule checkfileinfo.required-properties:") })
+            let verdict = try #require(lines.last)
+            #expect(verdict.contains("rule checkfileinfo.office-web-properties") && verdict.contains("rule checkfileinfo.collabora-properties"), "\(verdict)")
+        }
+    }
+
     @Test("check-host: the same host without the planted fault passes that rule", .timeLimit(.minutes(10)))
     func withoutThePlantedFault() async throws {
         try await StandInWOPIHost.withRunning { host in

@@ -18,17 +18,21 @@ import Testing
         ] + extra, timeout: 300)
     }
 
-    @Test("the stand-in without a fault is ready: every rule, the validator and the file scenarios pass", .timeLimit(.minutes(5)))
+    @Test("the stand-in without a fault is ready: every rule, the validator, the file scenarios and both browser editors pass",
+          .timeLimit(.minutes(5)))
     func correctHostIsReady() async throws {
         try await FaultyWOPIHost.withRunning(fault: nil) { host in
-            let run = try await Self.checkHost(host)
+            let run = try await Self.checkHost(host, ["--client", "office-web", "--client", "collabora"])
             let lines = RoundTripTests.lines(run.stdout)
             #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
             #expect(!lines.contains { $0.hasPrefix("[FAIL]") || $0.hasPrefix("[warn]") }, "\(run.stdout)")
             let verdict = try #require(lines.last)
             #expect(verdict.hasPrefix("verdict: ready (") && !verdict.contains("warning"), "\(verdict)")
             #expect(lines.filter { $0.hasPrefix("[ok]   validator ") }.count > 50, "the validator ran:\n\(run.stdout)")
-            for scenario in ["open-edit-save", "create", "save-as", "rename", "conflict", "upload-pending"] {
+            for rule in ["checkfileinfo.office-web-properties", "checkfileinfo.collabora-properties"] {
+                #expect(lines.contains { $0.hasPrefix("[ok]   rule \(rule):") }, "rule \(rule):\n\(run.stdout)")
+            }
+            for scenario in ["open-edit-save", "create", "save-as", "rename", "conflict", "upload-pending", "office-web", "collabora"] {
                 #expect(lines.contains { $0.hasPrefix("[ok]   scenario \(scenario):") }, "scenario \(scenario):\n\(run.stdout)")
             }
             #expect(await host.storage.files.values.allSatisfy { $0.lock == nil }, "every lock is released")
@@ -42,7 +46,7 @@ import Testing
         try await FaultyWOPIHost.withRunning(fault: fault) { host in
             let junit = FileManager.default.temporaryDirectory.appendingPathComponent("check-host-\(fault)-\(UUID().uuidString).xml")
             defer { try? FileManager.default.removeItem(at: junit) }
-            let run = try await Self.checkHost(host, ["--junit", junit.path])
+            let run = try await Self.checkHost(host, ["--junit", junit.path] + (fault.client.map { ["--client", $0] } ?? []))
             let lines = RoundTripTests.lines(run.stdout)
             let verdict = try #require(lines.last)
             if fault.isWarning {

@@ -17,10 +17,15 @@ public struct SimulationResult: Sendable, Hashable {
     public let savedContent: Data?
     /// The passback Office sends on the back arrow; `nil` when the invoke URI had no `|p|`.
     public let passback: OfficePassback?
+    /// The browser editor played, for a ``WebClientSimulator`` session (whose ``SimulationResult/scenario`` is then
+    /// ``SimulationScenario/openEditSave``, the story it plays); `nil` for Office for iOS.
+    public let client: WebClientProfile?
 
     /// Creates a result.
     public init(scenario: SimulationScenario = .openEditSave, steps: [SimulationStep], notApplicable: String? = nil,
-                versionBefore: String?, versionAfter: String?, savedContent: Data?, passback: OfficePassback?) {
+                versionBefore: String?, versionAfter: String?, savedContent: Data?, passback: OfficePassback?,
+                client: WebClientProfile? = nil) {
+        self.client = client
         self.scenario = scenario
         self.notApplicable = notApplicable
         self.steps = steps

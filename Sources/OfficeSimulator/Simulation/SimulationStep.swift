@@ -82,6 +82,20 @@ public struct SimulationStep: Sendable, Hashable {
         /// CheckFileInfo after the dropped upload: the host kept nothing of it.
         case checkFileInfoAfterDrop = "check-file-info-after-drop"
 
+        // Browser editors (`--client`).
+        /// Read the host page and its form, as a browser does before posting it to the editor (online/hostpage.rst).
+        case hostPage = "host-page"
+        /// RefreshLock with the lock the editor holds, as it does every few minutes (RefreshLock.rst).
+        case refreshLock = "refresh-lock"
+        /// Collabora Online's autosave: PutFile with the X-COOL-WOPI headers and the last LastModifiedTime.
+        case autosave = "autosave"
+        /// Another writer saves the file between two autosaves (played by the simulator).
+        case otherWriter = "other-writer"
+        /// An autosave whose X-COOL-WOPI-Timestamp is older than the file: 409 with COOLStatusCode 1010.
+        case staleAutosave = "stale-autosave"
+        /// Collabora Online's save on close, sent without the timestamp as its "overwrite" is.
+        case exitSave = "exit-save"
+
         /// The name a person reads.
         public var title: String {
             switch self {
@@ -123,6 +137,12 @@ public struct SimulationStep: Sendable, Hashable {
             case .interruptedPutFile: "PutFile, connection dropped halfway"
             case .pendingPassback: "Passback while the upload is pending"
             case .checkFileInfoAfterDrop: "CheckFileInfo after the dropped upload"
+            case .hostPage: "Host page"
+            case .refreshLock: "RefreshLock"
+            case .autosave: "Autosave"
+            case .otherWriter: "Another writer saves"
+            case .staleAutosave: "Autosave with a stale timestamp"
+            case .exitSave: "Exit save"
             }
         }
     }

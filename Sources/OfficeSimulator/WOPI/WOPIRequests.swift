@@ -58,6 +58,14 @@ struct WOPIRequests: Sendable {
         ], body: content)
     }
 
+    /// PutFile as a browser editor sends it: the lock when it holds one, and its own headers
+    /// (Collabora Online's `X-COOL-WOPI-*`, Office for the web's `X-WOPI-Editors`).
+    func putFile(_ content: Data, lock: String?, headers extra: [SimulatorHeader]) -> SimulatorRequest {
+        var headers = Self.common + [SimulatorHeader("X-WOPI-Override", "PUT"), SimulatorHeader("Content-Type", "application/octet-stream")]
+        if let lock { headers.append(SimulatorHeader("X-WOPI-Lock", lock)) }
+        return SimulatorRequest(method: "POST", url: url("/contents"), headers: headers + extra, body: content)
+    }
+
     /// A lock operation (`LOCK`, `GET_LOCK`, `REFRESH_LOCK`, `UNLOCK`): `POST <WOPISrc>`.
     func lockOperation(_ override: String, lock: String? = nil) -> SimulatorRequest {
         var headers = Self.common + [SimulatorHeader("X-WOPI-Override", override)]

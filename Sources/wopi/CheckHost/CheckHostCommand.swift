@@ -28,6 +28,10 @@ struct CheckHostCommand: AsyncParsableCommand {
             scenarios; with --bootstrapper and a sign-in (--username/--password or --app-signin-command) \
             all of them
 
+            Browser editors: each --client (office-web, collabora) adds the rule \
+            checkfileinfo.<client>-properties (the CheckFileInfo properties that client needs, a missing one \
+            named) and the scenario <client>, `wopi simulate --client` played on the same file.
+
             The scenarios edit, rename and copy the file: use a test file. One line per check, then the \
             verdict line ("verdict: ready" or "verdict: not ready: …" naming every failed check; warnings \
             counted apart). --junit writes the same checks as JUnit XML for CI (one testsuite per family). \
@@ -69,6 +73,10 @@ struct CheckHostCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("redirect-uri"), help: ArgumentHelp("The web sign-in's redirect_uri. Default: $WOPI_OFFICE_REDIRECT_URI, else \(OfficeClientRegistration.defaultRedirectURI).", valueName: "uri"))
     var redirectURI: String?
+
+    @Option(name: .customLong("client"), help: ArgumentHelp(
+        "Also check for a browser editor: \(WebClientProfile.allCases.map(\.rawValue).joined(separator: ", ")); repeatable.", valueName: "name"))
+    var clients: [WebClientProfile] = []
 
     @Option(help: ArgumentHelp("Write the checks as JUnit XML to this file.", valueName: "file"))
     var junit: String?
@@ -136,7 +144,7 @@ struct CheckHostCommand: AsyncParsableCommand {
         }
         let scratch = scratchFile.flatMap { file in scratchToken.map { HostChecks.ScratchFile(wopiSrc: file, accessToken: $0) } }
         let checks = HostChecks(wopiSrc: wopiSrc, accessToken: accessToken, bootstrapper: bootstrapper, signIn: signIn,
-                                definitions: definitions, scratchFile: scratch)
+                                definitions: definitions, scratchFile: scratch, clients: clients)
         try await Interruption.run {
             try await checks.run { check in
                 report.add(check)

@@ -31,6 +31,8 @@ struct HostChecks: Sendable {
     let signIn: SignIn?
     let definitions: ValidatorDefinitions
     var scratchFile: ScratchFile? = nil
+    /// The browser editors whose required properties and profile are checked too (`--client`).
+    var clients: [WebClientProfile] = []
 
     /// The passback scheme the scenarios' invoke URI carries, so upload-pending can show its passbacks.
     static let passbackScheme = "wopicheckhost"
@@ -78,6 +80,7 @@ struct HostChecks: Sendable {
         report(MobileRules.refusedCharacters(checkFileInfo: body))
         report(MobileRules.noNullValues(checkFileInfo: body))
         report(MobileRules.lastModifiedTime(checkFileInfo: body))
+        for client in clients { report(client.requiredPropertiesCheck(checkFileInfo: body)) }
         let containers = MobileRules.containersAndDelete(checkFileInfo: body)
         report(containers)
         report(await licensingAgainstFolder(body, transport))
@@ -248,6 +251,31 @@ struct HostChecks: Sendable {
     // MARK: Scenarios
 
     private func scenarios(_ fileInfo: Data, _ report: @escaping @Sendable (ReadinessCheck) -> Void) async throws {
+        try await officeScenarios(fileInfo, report)
+        for client in clients where !Task.isCancelled {
+            report(try await browserEditor(client))
+        }
+    }
+
+    /// `wopi simulate --client` on the file: one scenario check named after the client.
+    private func browserEditor(_ client: WebClientProfile) async throws -> ReadinessCheck {
+        let options = WebClientSimulationOptions(client: client, wopiSrc: URL(string: wopiSrc), accessToken: accessToken)
+        let outcome: Result<SimulationResult, SimulationFailure> = try await AsyncHTTPClientTransport.withTransport { transport in
+            do throws(SimulationFailure) {
+                return .success(try await WebClientSimulator(options: options, transport: transport).run())
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let result):
+            return ReadinessCheck(suite: "scenario", name: client.rawValue, outcome: .passed, detail: "\(result.steps.count) steps as \(client.displayName) expects")
+        case .failure(let failure):
+            return ReadinessCheck(suite: "scenario", name: client.rawValue, outcome: .failed, detail: failure.description)
+        }
+    }
+
+    private func officeScenarios(_ fileInfo: Data, _ report: @escaping @Sendable (ReadinessCheck) -> Void) async throws {
         let suite = "scenario"
         let object = (try? JSONSerialization.jsonObject(with: fileInfo)) as? [String: Any]
         let name = object?["BaseFileName"] as? String ?? ""

@@ -4,7 +4,9 @@ import OfficeSimulator
 import OfficeURLScheme
 import WOPIHTTPClient
 
-/// `wopi simulate`: play Office for iOS against a WOPI host, step by step.
+extension WebClientProfile: ExpressibleByArgument {}
+
+/// `wopi simulate`: play Office for iOS, or a browser editor, against a WOPI host, step by step.
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
@@ -45,20 +47,46 @@ struct SimulateCommand: AsyncParsableCommand {
               wopi simulate 'ms-word:ofe|u|https://wopi.contoso.com/wopi/files/F1|d|Contoso|e|U1|n|a.docx|a|App' \\
                 --access-token "$TOKEN" --scenario all
 
+            Browser editors (--client office-web or collabora): plays Office for the web or Collabora Online \
+            against the file at --wopi-src with --access-token, or comes in through --host-page (the page \
+            that opens the file in the editor, read as a browser reads it; --host-page-cookie is the Cookie \
+            header of a signed-in browser) and takes the WOPISrc and token from the form the page posts to \
+            the editor. No invoke URI, bootstrapper or scenario:
+            \(WebClientProfile.allCases.map { "  \($0.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
+              wopi simulate --client collabora --wopi-src https://wopi.contoso.com/wopi/files/F1 --access-token "$TOKEN"
+
             Exit status: 0 when every step passed (or a scenario does not apply to the host, which its \
             line says), 1 at the first step whose answer Office would not accept (its name and the host's \
             answer on stderr; with all, when any scenario failed), 2 for invalid input.
             """
     )
 
-    @Argument(help: ArgumentHelp("The invoke URI, raw (ms-word:ofe|u|…) or percent-encoded. Quote it for the shell.", valueName: "uri"))
-    var uri: String
+    @Argument(help: ArgumentHelp("The invoke URI, raw (ms-word:ofe|u|…) or percent-encoded. Quote it for the shell. Not with --client.", valueName: "uri"))
+    var uri: String?
 
     @Option(help: ArgumentHelp("The provider's bootstrapper URL, e.g. https://contoso.com/wopibootstrapper. Required unless --access-token is given.", valueName: "url"))
     var bootstrapper: String?
 
-    @Option(help: ArgumentHelp("The scenario to play: \(ScenarioChoice.allValueStrings.joined(separator: ", ")).", valueName: "name"))
-    var scenario: ScenarioChoice = .one(.openEditSave)
+    @Option(name: .customLong("scenario"), help: ArgumentHelp("The scenario to play: \(ScenarioChoice.allValueStrings.joined(separator: ", ")). Default: open-edit-save.", valueName: "name"))
+    var scenarioChoice: ScenarioChoice?
+
+    private var scenario: ScenarioChoice { scenarioChoice ?? .one(.openEditSave) }
+
+    @Option(help: ArgumentHelp("Play a browser editor instead of Office for iOS: \(WebClientProfile.allCases.map(\.rawValue).joined(separator: ", ")).",
+                               valueName: "name"))
+    var client: WebClientProfile?
+
+    @Option(name: .customLong("wopi-src"), help: ArgumentHelp("With --client: the file's WOPISrc (without access_token).", valueName: "url"))
+    var wopiSrc: String?
+
+    @Option(name: .customLong("host-page"), help: ArgumentHelp(
+        "With --client: the host page that opens the file in the editor, e.g. https://contoso.com/open/F1?action=edit&client=collabora; "
+            + "the WOPISrc and token come from its form.", valueName: "url"))
+    var hostPage: String?
+
+    @Option(name: .customLong("host-page-cookie"), help: ArgumentHelp("The Cookie header a signed-in browser sends with the host page request.",
+                                                                      valueName: "cookie"))
+    var hostPageCookie: String?
 
     @Option(name: .customLong("access-token"), help: ArgumentHelp(
         "A WOPI access token for the invoke URI's WOPISrc: skips the sign-in, for hosts without a bootstrapper or OAuth server.",
@@ -111,6 +139,11 @@ struct SimulateCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        if client != nil { return try validateWebClient() }
+        if wopiSrc != nil || hostPage != nil || hostPageCookie != nil {
+            throw ValidationError("--wopi-src, --host-page and --host-page-cookie go with --client")
+        }
+        guard uri != nil else { throw ValidationError("give the invoke URI (or --client to play a browser editor)") }
         _ = try invokeURI()
         if let accessToken {
             guard !accessToken.isEmpty, accessToken.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
@@ -144,6 +177,34 @@ struct SimulateCommand: AsyncParsableCommand {
         }
     }
 
+    private func validateWebClient() throws {
+        if uri != nil || scenarioChoice != nil || bootstrapper != nil || username != nil || password != nil || appSigninCommand != nil {
+            throw ValidationError("--client plays a browser editor: leave out the invoke URI, --scenario, --bootstrapper, --username, --password and --app-signin-command")
+        }
+        if let wopiSrc {
+            guard let url = URLComponents(string: wopiSrc), url.scheme == "http" || url.scheme == "https", url.host?.isEmpty == false,
+                  url.queryItems?.contains(where: { $0.name == "access_token" }) != true else {
+                throw ValidationError("--wopi-src '\(wopiSrc)' is not an http(s) WOPISrc (without access_token; give that with --access-token)")
+            }
+        }
+        if let hostPage {
+            guard let url = URL(string: hostPage), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw ValidationError("--host-page '\(hostPage)' is not an http(s) URL")
+            }
+            if accessToken != nil { throw ValidationError("--host-page gives the editor its token; leave out --access-token") }
+        } else {
+            guard wopiSrc != nil, accessToken != nil else { throw ValidationError("--client needs --wopi-src and --access-token, or --host-page") }
+            if hostPageCookie != nil { throw ValidationError("--host-page-cookie goes with --host-page") }
+        }
+        if let accessToken, accessToken.isEmpty || !accessToken.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) {
+            throw ValidationError("--access-token must be a non-empty token without spaces")
+        }
+        if let hostPageCookie, hostPageCookie.isEmpty || hostPageCookie.contains(where: \.isNewline) {
+            throw ValidationError("--host-page-cookie must be a non-empty Cookie header value on one line")
+        }
+        try validateReplacement()
+    }
+
     private func validateReplacement() throws {
         if let path = replaceWith, !FileManager.default.isReadableFile(atPath: path) {
             throw ValidationError("--replace-with '\(path)' is not a readable file")
@@ -156,6 +217,16 @@ struct SimulateCommand: AsyncParsableCommand {
             do { replacement = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
                 throw ValidationError("--replace-with '\(path)' cannot be read: \(error.localizedDescription)")
             }
+        }
+        if let client {
+            let options = WebClientSimulationOptions(client: client, wopiSrc: wopiSrc.flatMap(URL.init(string:)), accessToken: accessToken,
+                                                     hostPage: hostPage.flatMap(URL.init(string:)), hostPageCookie: hostPageCookie,
+                                                     replacementContent: replacement)
+            let outcome = try await play { transport, onStep throws(SimulationFailure) in
+                try await WebClientSimulator(options: options, transport: transport).run(onStep: onStep)
+            }
+            if outcome.isFailure { throw ExitCode(1) }
+            return
         }
         let options = SimulationOptions(
             invokeURI: try invokeURI(), bootstrapperURL: bootstrapper == nil ? nil : try bootstrapperURL(),
@@ -216,11 +287,19 @@ struct SimulateCommand: AsyncParsableCommand {
 
     /// Plays one scenario, printing its steps; failures also go to stderr.
     private func play(_ options: SimulationOptions) async throws -> Outcome {
+        try await play { transport, onStep throws(SimulationFailure) in
+            try await OfficeSimulator(options: options, transport: transport).run(onStep: onStep)
+        }
+    }
+
+    /// Runs one simulated session through a fresh transport, printing its steps; failures also go to stderr.
+    private func play(
+        _ session: @escaping @Sendable (any HTTPTransport, @escaping @Sendable (SimulationStep) -> Void) async throws(SimulationFailure) -> SimulationResult
+    ) async throws -> Outcome {
         let json = self.json
         let outcome: Result<SimulationResult, SimulationFailure> = try await AsyncHTTPClientTransport.withTransport { transport in
-            let simulator = OfficeSimulator(options: options, transport: transport)
             do throws(SimulationFailure) {
-                return .success(try await simulator.run { step in
+                return .success(try await session(transport) { step in
                     // The passback line is printed with its URI once the run ends; failures by the catch below.
                     guard step.outcome != .failed, !(step.name == .passback && step.outcome == .passed) else { return }
                     Self.write(Self.line(for: step, json: json))
@@ -256,7 +335,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     private func invokeURI() throws -> OfficeInvokeURI {
         let invoke: OfficeInvokeURI
-        do { invoke = try OfficeInvokeURI(string: uri) } catch { throw ValidationError("invoke URI: \(error.description)") }
+        do { invoke = try OfficeInvokeURI(string: uri ?? "") } catch { throw ValidationError("invoke URI: \(error.description)") }
         if let problem = InvokeURICheck.problem(with: invoke) { throw ValidationError("invoke URI: \(problem)") }
         return invoke
     }

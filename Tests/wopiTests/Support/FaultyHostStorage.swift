@@ -125,6 +125,9 @@ actor FaultyHostStorage {
             "UserCanWrite": true, "SupportsLocks": true, "SupportsGetLock": true, "SupportsUpdate": true, "SupportsRename": true,
             "UserCanRename": true, "SupportsDeleteFile": true, "SupportsContainers": true, "UserCanNotWriteRelative": false,
             "UserFriendlyName": "Corpus user", "BreadcrumbBrandName": "Stand-in Drive",
+            // What browser editors need: the host page's origin and its URLs.
+            "PostMessageOrigin": origin, "HostViewUrl": "\(base.absoluteString)/open/\(id)?action=view",
+            "HostEditUrl": "\(base.absoluteString)/open/\(id)?action=edit",
         ]
         switch fault {
         case .missingOwnerId: info["OwnerId"] = nil
@@ -132,6 +135,7 @@ actor FaultyHostStorage {
         case .isEduUserAsString: info["IsEduUser"] = "no"
         case .colonInUserId: info["UserId"] = "corpus:user"
         case .wrongSize: info["Size"] = file.bytes.count + 1
+        case .missingPostMessageOrigin: info["PostMessageOrigin"] = nil
         case .supportsUpdateFalse: info["SupportsUpdate"] = false
         case .userCanWriteFalse: info["UserCanWrite"] = false
         case .nullProperty: info["BreadcrumbBrandName"] = NSNull()
@@ -163,13 +167,34 @@ actor FaultyHostStorage {
         } else if !file.bytes.isEmpty, fault != .putWithoutLockOnNonEmptyFile {
             return mismatch(current: nil, sent: lock)
         }
+        // Collabora Online's guard: a save based on an older LastModifiedTime is refused with 1010.
+        if let seen = call.header("X-COOL-WOPI-Timestamp") ?? call.header("X-LOOL-WOPI-Timestamp"), fault != .collaboraTimestampIgnored,
+           Self.date(seen).map({ $0.timeIntervalSince1970.rounded(.down) != file.modified.timeIntervalSince1970.rounded(.down) }) ?? true {
+            return Reply(status: 409, headers: [("Content-Type", "application/json")], body: Data(#"{"COOLStatusCode":1010}"#.utf8))
+        }
         file.bytes = call.body
         if fault != .putFileKeepsVersion {
             file.revision += 1
             file.modified = Date()
         }
         files[call.id] = file
-        return Reply(status: 200, headers: itemVersion(file))
+        guard fault != .putFileWithoutLastModifiedTime else { return Reply(status: 200, headers: itemVersion(file)) }
+        var reply = json(["LastModifiedTime": Self.iso8601(file.modified)])
+        reply.headers += itemVersion(file)
+        return reply
+    }
+
+    /// The origin of the stand-in's own pages, for PostMessageOrigin.
+    private var origin: String {
+        "\(base.scheme ?? "http")://\(base.host ?? "127.0.0.1")\(base.port.map { ":\($0)" } ?? "")"
+    }
+
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
     }
 
     /// A PutFile's head has arrived. ``HostFault/keepsTruncatedUpload`` empties the file and writes

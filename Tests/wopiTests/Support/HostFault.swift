@@ -32,6 +32,10 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
     case idChangesOnRename = "id-changes-on-rename"
     case renameIgnoresName = "rename-ignores-name"
     case invalidTokenAnswers500 = "invalid-token-answers-500"
+    // Browser editors
+    case missingPostMessageOrigin = "missing-post-message-origin"
+    case collaboraTimestampIgnored = "collabora-timestamp-ignored"
+    case putFileWithoutLastModifiedTime = "put-file-without-last-modified-time"
 
     var description: String { rawValue }
 
@@ -66,11 +70,23 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
         case .idChangesOnRename: "RenameFile gives the file a new id, so its WOPISrc answers 404"
         case .renameIgnoresName: "RenameFile answers 200 with the new Name but keeps the old one"
         case .invalidTokenAnswers500: "CheckFileInfo with an invalid access token answers 500, not 401"
+        case .missingPostMessageOrigin: "CheckFileInfo has no PostMessageOrigin, so a browser editor's messages reach no page"
+        case .collaboraTimestampIgnored: "PutFile ignores X-COOL-WOPI-Timestamp, so a stale autosave overwrites another writer's save"
+        case .putFileWithoutLastModifiedTime: "PutFile answers 200 without {\"LastModifiedTime\": …}, so Collabora's next autosave has no timestamp to send"
         }
     }
 
     /// How `wopi check-host` reports the fault: a warning (still "ready"), or a host that is not ready.
     var isWarning: Bool { self == .nullProperty || self == .lastModifiedTimeNotUTC }
+
+    /// The browser editor `wopi check-host --client` must be told about to catch it, if any.
+    var client: String? {
+        switch self {
+        case .missingPostMessageOrigin: "office-web"
+        case .collaboraTimestampIgnored, .putFileWithoutLastModifiedTime: "collabora"
+        default: nil
+        }
+    }
 
     /// The checks (`<suite> <name>`) that must report it: `[FAIL]`, or `[warn]` for a warning.
     var caughtBy: [String] {
@@ -103,6 +119,9 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
         case .idChangesOnRename: ["scenario rename"]
         case .renameIgnoresName: ["scenario rename"]
         case .invalidTokenAnswers500: ["validator CheckFileInfoSchema/CheckFileWithInvalidAccessToken"]
+        case .missingPostMessageOrigin: ["rule checkfileinfo.office-web-properties", "scenario office-web"]
+        case .collaboraTimestampIgnored: ["scenario collabora"]
+        case .putFileWithoutLastModifiedTime: ["scenario collabora"]
         }
     }
 }

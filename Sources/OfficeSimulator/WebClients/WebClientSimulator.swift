@@ -1,0 +1,57 @@
+import Foundation
+import WOPIHTTPClient
+
+/// A WOPI client that behaves like a browser editor, Office for the web or Collabora Online, so a
+/// provider can check on Linux that its host serves them (``WebClientProfile``). It never needs the
+/// editor itself: it plays the editor's documented requests against any host.
+///
+/// 1. The access: with ``WebClientSimulationOptions/hostPage`` the host page is read as a browser
+///    reads it and its form taken apart as the editor receives its POST (action URL with `WOPISrc`,
+///    `access_token`, `access_token_ttl`); else the given token.
+/// 2. CheckFileInfo, held to the client's ``WebClientProfile/requiredProperties``; with a host page,
+///    `PostMessageOrigin` must be that page's origin.
+/// 3. Office for the web: Lock, GetFile, RefreshLock, PutFile with the lock and `X-WOPI-Editors`,
+///    CheckFileInfo (the Version changed), Unlock.
+/// 4. Collabora Online: Lock when `SupportsLocks`, GetFile, an autosave carrying
+///    `X-COOL-WOPI-Timestamp` (the last `LastModifiedTime`) answered with the new `LastModifiedTime`,
+///    RefreshLock, another writer's save, an autosave with the now stale timestamp that must get 409
+///    with `{"COOLStatusCode":1010}` and change nothing, the exit save without the timestamp (as
+///    Collabora's "overwrite" is), CheckFileInfo, Unlock.
+///
+/// The first answer the editor would not accept stops the session with a ``SimulationFailure``
+/// naming the step; any lock the simulator still holds is then released.
+public struct WebClientSimulator: Sendable {
+    /// What to simulate.
+    public let options: WebClientSimulationOptions
+    let transport: any HTTPTransport
+
+    /// Creates a simulator sending its requests through `transport`.
+    public init(options: WebClientSimulationOptions, transport: any HTTPTransport) {
+        self.options = options
+        self.transport = transport
+    }
+
+    /// Runs the session, reporting each step through `onStep` as soon as it ends (a failed step is
+    /// reported too, just before the error is thrown).
+    ///
+    /// - Throws: ``SimulationFailure`` at the first step whose answer the editor would not accept.
+    public func run(onStep: @escaping @Sendable (SimulationStep) -> Void = { _ in }) async throws(SimulationFailure) -> SimulationResult {
+        var session = WebClientSession(simulator: self, onStep: onStep)
+        do throws(SimulationFailure) {
+            return try await session.run()
+        } catch {
+            onStep(SimulationStep(name: error.step, outcome: .failed, detail: error.description))
+            await session.releaseHeldLock()
+            throw error
+        }
+    }
+
+    /// Sends `request` for `step`; no answer at all is a failure of that step.
+    func send(_ request: SimulatorRequest, for step: SimulationStep.Name) async throws(SimulationFailure) -> SimulatorResponse {
+        do {
+            return try await transport.send(request)
+        } catch {
+            throw SimulationFailure(step: step, reason: "no answer from \(OfficeSimulator.redacted(request.url)): \(error)")
+        }
+    }
+}
