@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WOPIHost
 
-/// The promises every ``WOPIHost/AuditStore`` keeps (the audit trail every host of a deployment appends
+/// The promises every `AuditStore` keeps (the audit trail every host of a deployment appends
 /// to), as checks you run against your own store from Swift Testing.
 ///
 /// ```swift

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WOPIHost
 
-/// The promises every ``WOPIHost/SignInFailureStore`` keeps (the failed sign-in counts every host of a
+/// The promises every `SignInFailureStore` keeps (the failed sign-in counts every host of a
 /// deployment adds to and throttles by), as checks you run against your own store from Swift Testing.
 ///
 /// ```swift

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import WOPIHost
 
-/// The promises every metadata store (``WOPIHost/WOPIStore`` and ``WOPIHost/AuthorizationStore``, what
-/// ``WOPIHost/HostStorage`` runs on) keeps, as checks you run against your own store from Swift Testing.
+/// The promises every metadata store (`WOPIStore` and `AuthorizationStore`, what
+/// `HostStorage` runs on) keeps, as checks you run against your own store from Swift Testing.
 ///
 /// ```swift
 /// @Test(arguments: StoreConformance.Check.allCases)

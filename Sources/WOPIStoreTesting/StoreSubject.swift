@@ -1,6 +1,6 @@
-/// A store under test for ``StoreConformance``, ``AuditStoreConformance`` and ``WebSessionStoreConformance``:
-/// one connection to storage that is empty and used by nothing else, and the means to connect to the same
-/// storage again, as a second host of the deployment would.
+/// A store under test for ``StoreConformance``, ``AuditStoreConformance``, ``SignInFailureStoreConformance``
+/// and ``WebSessionStoreConformance``: one connection to storage that is empty and used by nothing else,
+/// and the means to connect to the same storage again, as a second host of the deployment would.
 ///
 /// ```swift
 /// func connect(to database: URL) async throws -> StoreConformance.Subject {

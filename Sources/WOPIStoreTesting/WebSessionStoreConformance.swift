@@ -3,9 +3,9 @@ import Testing
 import WOPICore
 import WOPIHost
 
-/// The promises every ``WOPIHost/WebSessionStore`` keeps (the web front's sessions: what every host of a
+/// The promises every `WebSessionStore` keeps (the web front's sessions: what every host of a
 /// deployment reads to know who is signed in, and what signing out deletes), as checks you run against your
-/// own store from Swift Testing. The store is a ``WOPIHost/WOPIStore`` too: sessions belong to its users.
+/// own store from Swift Testing. The store is a `WOPIStore` too: sessions belong to its users.
 ///
 /// ```swift
 /// @Test(arguments: WebSessionStoreConformance.Check.allCases)
