@@ -14,7 +14,8 @@ public struct StoreSubject<Store: Sendable>: Sendable {
     /// Another connection to the same storage, closed by the check that asked for it. Checks that two hosts
     /// see each other's commits, or race for one lock or secret, write through both.
     public var connectAgain: @Sendable () async throws -> StoreSubject<Store>
-    /// Releases the connection (and, for the first one, whatever the storage was made of). Runs once, when the check ends.
+    /// Releases the connection; the first connection's may also remove the storage made for the check.
+    /// Runs once, when the check (or, for a second host, its part of the check) ends.
     public var close: @Sendable () async -> Void
 
     /// A subject.
