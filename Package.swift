@@ -147,6 +147,7 @@ let package = Package(
             name: "WOPIStoreTesting",
             dependencies: [
                 "WOPIHost",
+                "WOPICore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
