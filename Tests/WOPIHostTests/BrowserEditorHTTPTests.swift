@@ -92,6 +92,7 @@ struct BrowserEditorHTTPTests {
                 let stale = try await host.putFile(doc.id, token: doc.token, lock: lock, Data("v3".utf8), [(header, afterFirst)])
                 expectStatus(stale, 409, header)
                 #expect(try stale.json()["COOLStatusCode"]?.int == 1010, "\(header)")
+                #expect(try stale.json()["LOOLStatusCode"]?.int == 1010, "\(header): the name older releases read")
                 #expect(try await host.getFile(doc.id, token: doc.token).body == Data("other".utf8))
             }
 

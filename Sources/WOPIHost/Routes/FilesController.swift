@@ -128,9 +128,11 @@ struct FilesController<Context: RequestContext>: Sendable {
         }
     }
 
-    /// Collabora Online's answer to a save based on an outdated modification time: 409, `{"COOLStatusCode":1010}`.
+    /// Collabora Online's answer to a save based on an outdated modification time: 409, `{"COOLStatusCode":1010}`,
+    /// with the same code under `LOOLStatusCode`, the name releases before the rename to COOL read (wsd/reference.md).
     static func documentChanged() throws -> Response {
-        try WOPIJSON.response(["COOLStatusCode": SaveTimestampRule.documentChangedStatusCode], status: .conflict)
+        let code = SaveTimestampRule.documentChangedStatusCode
+        return try WOPIJSON.response(["COOLStatusCode": code, "LOOLStatusCode": code], status: .conflict)
     }
 
     /// Streams a request body into the blob store, mapping size overflows to 413.
