@@ -1,9 +1,12 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
 import WOPICore
+
+/// Reads a WOPI client's discovery document from its URL.
+///
+/// The host has no HTTP client of its own, so that an app embedding it links no TLS stack it does not
+/// choose: `wopi serve` passes one over AsyncHTTPClient (200 only, at most 4 MiB, within a timeout), and an
+/// embedder that reads discovery from a URL passes its own (URLSession, AsyncHTTPClient, …).
+public typealias DiscoveryFetch = @Sendable (URL) async throws -> Data
 
 /// Where a WOPI client's discovery XML comes from: a file, or the client's `/hosting/discovery` URL.
 public enum DiscoverySource: Sendable, Hashable, CustomStringConvertible {
@@ -21,18 +24,18 @@ public enum DiscoverySource: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Reads the document and returns its proof keys.
+    /// Reads the document, a URL's with `fetch`, and returns its proof keys.
     ///
-    /// Throws when the document cannot be read, is not discovery XML, or has no `proof-key` element.
-    public func loadProofKeys() async throws -> ProofKeyPair {
+    /// Throws when the document cannot be read (``DiscoveryLoadError/noFetch`` for a URL without `fetch`),
+    /// is not discovery XML, or has no `proof-key` element.
+    public func loadProofKeys(fetch: DiscoveryFetch?) async throws -> ProofKeyPair {
         let data: Data
         switch self {
         case .file(let url):
             data = try Data(contentsOf: url)
         case .url(let url):
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(15))
-            guard response.status == .ok else { throw DiscoveryLoadError.httpStatus(Int(response.status.code)) }
-            data = Data(buffer: try await response.body.collect(upTo: 4 * 1024 * 1024))
+            guard let fetch else { throw DiscoveryLoadError.noFetch }
+            data = try await fetch(url)
         }
         guard let keys = try DiscoveryDocument(xml: data).proofKeys else { throw DiscoveryLoadError.noProofKey }
         return keys
@@ -53,12 +56,15 @@ public enum DiscoveryLoadError: Error, Sendable, Hashable, CustomStringConvertib
     case httpStatus(Int)
     /// The document has no `proof-key` element.
     case noProofKey
+    /// Discovery comes from a URL, and no ``DiscoveryFetch`` was given to read it.
+    case noFetch
 
     /// One line naming the problem.
     public var description: String {
         switch self {
         case .httpStatus(let status): "discovery URL answered HTTP \(status)"
         case .noProofKey: "discovery XML has no proof-key element"
+        case .noFetch: "discovery comes from a URL, and no fetch function was given to read it"
         }
     }
 }

@@ -15,12 +15,16 @@ public actor ProofKeyCache {
     private(set) var keys: ProofKeyPair
     private var lastRefresh: Date
     private let logger: Logger
+    private let fetch: DiscoveryFetch?
 
     /// Loads the keys once; throws when discovery cannot be read, so a host never starts unprotected by mistake.
-    public init(source: DiscoverySource, minimumRefreshInterval: TimeInterval = 60, logger: Logger = Logger(label: "wopi.proof-keys")) async throws {
+    /// A ``DiscoverySource/url(_:)`` source is read with `fetch`.
+    public init(source: DiscoverySource, fetch: DiscoveryFetch? = nil, minimumRefreshInterval: TimeInterval = 60,
+                logger: Logger = Logger(label: "wopi.proof-keys")) async throws {
         self.source = source
+        self.fetch = fetch
         self.minimumRefreshInterval = minimumRefreshInterval
-        self.keys = try await source.loadProofKeys()
+        self.keys = try await source.loadProofKeys(fetch: fetch)
         self.lastRefresh = Date()
         self.logger = logger
     }
@@ -35,7 +39,7 @@ public actor ProofKeyCache {
         guard now.timeIntervalSince(lastRefresh) >= minimumRefreshInterval else { return false }
         lastRefresh = now
         do {
-            let fresh = try await source.loadProofKeys()
+            let fresh = try await source.loadProofKeys(fetch: fetch)
             guard fresh != keys else { return false }
             keys = fresh
             logger.notice("proof keys changed; re-read discovery", metadata: ["source": "\(source)"])

@@ -1,9 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 import Logging
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
 import WOPICore
 
 /// The browser editors the host opens files in, each with its discovery read, cached and kept fresh.
@@ -37,25 +33,17 @@ public actor WebClients {
 
     /// How often every discovery is read again: 12 hours.
     public static let refreshInterval: Duration = .seconds(12 * 3600)
-    /// How long a fetch may take before it counts as failed.
-    public static let fetchTimeout: TimeAmount = .seconds(5)
     /// The shortest time between two re-reads a proof failure causes.
     public let minimumProofRefreshInterval: TimeInterval
 
     private var clients: [Client]
     private var lastProofRefresh: Date = .distantPast
     private let logger: Logger
-    private let fetch: @Sendable (URL) async throws -> Data
+    private let fetch: DiscoveryFetch
 
-    /// Reads every client's discovery; throws ``WebClientError`` for the first that cannot be used.
-    public init(_ specs: [WebClientSpec], minimumProofRefreshInterval: TimeInterval = 60,
-                logger: Logger = Logger(label: "wopi.web-clients")) async throws(WebClientError) {
-        try await self.init(specs, minimumProofRefreshInterval: minimumProofRefreshInterval, logger: logger, fetch: Self.httpFetch)
-    }
-
-    /// Clients whose documents `fetch` returns (tests read from memory).
-    init(_ specs: [WebClientSpec], minimumProofRefreshInterval: TimeInterval = 60, logger: Logger = Logger(label: "wopi.web-clients"),
-         fetch: @escaping @Sendable (URL) async throws -> Data) async throws(WebClientError) {
+    /// Reads every client's discovery with `fetch`; throws ``WebClientError`` for the first that cannot be used.
+    public init(_ specs: [WebClientSpec], minimumProofRefreshInterval: TimeInterval = 60, logger: Logger = Logger(label: "wopi.web-clients"),
+                fetch: @escaping DiscoveryFetch) async throws(WebClientError) {
         var names: Set<String> = []
         var loaded: [Client] = []
         for spec in specs {
@@ -138,12 +126,5 @@ public actor WebClients {
         } catch {
             throw .discovery(client: spec.name, url: spec.discoveryURL.absoluteString, reason: error.description)
         }
-    }
-
-    /// GET `url` with ``fetchTimeout``; 200 and at most 4 MiB, or an error naming what went wrong.
-    static let httpFetch: @Sendable (URL) async throws -> Data = { url in
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url.absoluteString), timeout: fetchTimeout)
-        guard response.status == .ok else { throw DiscoveryLoadError.httpStatus(Int(response.status.code)) }
-        return Data(buffer: try await response.body.collect(upTo: 4 * 1024 * 1024))
     }
 }

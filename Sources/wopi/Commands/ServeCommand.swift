@@ -141,7 +141,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard !wopiClients.isEmpty else { return nil }
         do {
             let specs = try wopiClients.map { text throws(WebClientError) in try WebClientSpec(argument: text) }
-            return try await WebClients(specs, logger: logger)
+            return try await WebClients(specs, logger: logger, fetch: DiscoveryHTTP.fetch(timeout: .seconds(5)))
         } catch {
             throw CLIError.Failure(error.description)
         }

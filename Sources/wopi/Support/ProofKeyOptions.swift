@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOCore
 import Logging
 import WOPIHost
 
@@ -14,7 +15,7 @@ struct ProofKeyOptions: ParsableArguments {
     func loadCache(logger: Logger) async throws -> ProofKeyCache? {
         guard let discovery else { return nil }
         do {
-            return try await ProofKeyCache(source: DiscoverySource(discovery), logger: logger)
+            return try await ProofKeyCache(source: DiscoverySource(discovery), fetch: DiscoveryHTTP.fetch(timeout: .seconds(15)), logger: logger)
         } catch {
             throw CLIError.InvalidInput("cannot read proof keys from --discovery '\(discovery)': \(error)")
         }
