@@ -61,8 +61,8 @@ import Glibc
             let port = try WopiServer.freePort()
             let server = try WopiServer.launch(["--port", String(port), "--data", data.path] + arguments, environment: environment)
             defer { server.stop() }
-            try server.waitUntilListening(port: port)
-            let health = try RawHTTPConnection.request(port: port, "GET", "/health")
+            try await server.waitUntilListening(port: port)
+            let health = try await RawHTTPConnection.request(port: port, "GET", "/health")
             #expect(health.status == 200)
             #if os(Linux)
             // NIO names the threads of a group it creates NIO-ELT-<group>-#<n>; its shared singleton's are NIO-SGLTN-….
