@@ -23,7 +23,7 @@ struct StoreUnderTest: Sendable {
     static func with<T: Sendable>(_ kind: StoreKind, _ body: (StoreUnderTest, HostStorage) async throws -> T) async throws -> T {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-store-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: data) }
-        let databaseURL = kind == .postgresql ? try PostgresDatabaseURL(parsing: try PostgresTestServer.shared().makeDatabase()) : nil
+        let databaseURL = kind == .postgresql ? try PostgresDatabaseURL(parsing: try await offPool { try PostgresTestServer.shared().makeDatabase() }) : nil
         let subject = StoreUnderTest(kind: kind, data: data, databaseURL: databaseURL)
         return try await subject.open().closing { try await body(subject, $0) }
     }
