@@ -99,7 +99,7 @@ import Testing
             let versions = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
             #expect(versions.count == 3)
             #expect(versions.map { $0["save"] as? [String] } == [["exit-save"], ["modified-by-user", "autosave"], nil])
-            #expect(server.stop() == 0)
+            #expect(try await offPool { server.stop() } == 0)
         }
     }
 

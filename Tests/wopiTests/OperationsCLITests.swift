@@ -403,19 +403,19 @@ import Darwin
         let big = try await RawHTTPConnection.request(port: filePort, "POST", "\(setup.path)/contents?\(setup.query)",
                                                 ["X-WOPI-Override: PUT", "X-WOPI-Lock: size-check"], body: Data(count: 2048))
         #expect(big.status == 413, "max-file-size 1K from the file applies: \(big)")
-        #expect(fromFile.stop() == 0)
+        #expect(try await offPool { fromFile.stop() } == 0)
 
         let fromEnvironment = try WopiServer.launch(["--config", config.path], environment: ["WOPI_PORT": String(envPort)])
         defer { fromEnvironment.stop() }
         try await fromEnvironment.waitUntilListening(port: envPort)
         #expect(!WopiServer.accepts(port: filePort), "the environment wins over the file")
-        #expect(fromEnvironment.stop() == 0)
+        #expect(try await offPool { fromEnvironment.stop() } == 0)
 
         let fromFlag = try WopiServer.launch(["--config", config.path, "--port", String(flagPort)], environment: ["WOPI_PORT": String(envPort)])
         defer { fromFlag.stop() }
         try await fromFlag.waitUntilListening(port: flagPort)
         #expect(!WopiServer.accepts(port: envPort), "the flag wins over the environment")
-        #expect(fromFlag.stop() == 0)
+        #expect(try await offPool { fromFlag.stop() } == 0)
     }
 
     @Test("config check accepts a good file and names unknown keys and bad values with exit 2; serve refuses such a file", .timeLimit(.minutes(2)))

@@ -149,7 +149,7 @@ struct S3CLITests {
                                          environment: Self.environment(server))
         defer { host.stop() }
         try await Self.waitUntilReady(port: port, host: host)
-        server.stop()
+        try await offPool { server.stop() }
         let started = Date()
         let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health/ready"), timeout: .seconds(30))
         let text = String(buffer: try await response.body.collect(upTo: 1 << 16))
