@@ -21,7 +21,7 @@ struct S3BlobStoreTests {
 
     @Test("A wrong secret is refused with 403 SignatureDoesNotMatch, named as bad credentials")
     func wrongSecret() async throws {
-        let server = try SeaweedFSTestServer.shared()
+        let server = try await offPool { try SeaweedFSTestServer.shared() }
         let good = try await SeaweedFS.makeStore()
         let client = S3Client(location: good.s3Location, credentials: SeaweedFS.credentials(server, secret: "not-the-secret"), http: SeaweedFS.http)
         await #expect {
@@ -43,7 +43,7 @@ struct S3BlobStoreTests {
 
     @Test("A missing bucket and an unreachable endpoint are named as such, within seconds")
     func missingBucketAndNoEndpoint() async throws {
-        let server = try SeaweedFSTestServer.shared()
+        let server = try await offPool { try SeaweedFSTestServer.shared() }
         let missing = try SeaweedFS.location(server, bucket: SeaweedFSTestServer.makeBucketName())
         await #expect(throws: S3BlobStoreError.noSuchBucket("there is no bucket '\(missing.bucket)' at \(server.endpoint)")) {
             _ = try await S3BlobStore.connect(to: missing, credentials: SeaweedFS.credentials(server), http: SeaweedFS.http)

@@ -17,7 +17,7 @@ enum SeaweedFS {
 
     /// A store in a new bucket.
     static func makeStore(prefix: String = "bodies/", partSize: Int = S3BlobStore.minimumPartSize) async throws -> S3BlobStore {
-        let server = try SeaweedFSTestServer.shared()
+        let server = try await offPool { try SeaweedFSTestServer.shared() }
         let store = S3BlobStore(location: try location(server, bucket: SeaweedFSTestServer.makeBucketName(), prefix: prefix),
                                 credentials: credentials(server), http: http, partSize: partSize)
         try await store.createBucket()

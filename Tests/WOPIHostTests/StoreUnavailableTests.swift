@@ -63,16 +63,16 @@ struct StoreUnavailableTests {
 
     @Test("PostgreSQL stopped mid-run: every request gets 503 within 2 s, ready says 503 within 1 s, live stays 200, and the next request after a restart succeeds")
     func postgresStopped() async throws {
-        let server = try PostgresTestServer.startPrivate()
+        let server = try await offPool { try PostgresTestServer.startPrivate() }
         defer { server.shutDown() }
-        let database = try PostgresDatabaseURL(parsing: try server.makeDatabase())
+        let database = try PostgresDatabaseURL(parsing: try await offPool { try server.makeDatabase() })
         let metrics = HostMetrics()
         try await TestHost.run(monitor: HostMonitor(metrics: metrics), database: database) { host in
             let doc = try await host.document()
             expectStatus(try await host.checkFileInfo(doc.id, token: doc.token), 200)
             expectStatus(try await host.send(.GET, "/health/ready", token: nil), 200)
 
-            server.stopServer()
+            try await offPool { server.stopServer() }
             var refused = 0
             // Twice over: the first round finds the outage, the second is answered from what the host knows.
             for _ in 0..<2 {
@@ -90,7 +90,7 @@ struct StoreUnavailableTests {
             #expect(metrics.exposition().contains("wopi_store_unavailable_total \(refused)"), "\(metrics.exposition())")
 
             // Back: the very next request is served, with no restart of the host.
-            try server.restart()
+            try await offPool { try server.restart() }
             let check = try await host.checkFileInfo(doc.id, token: doc.token)
             expectStatus(check, 200)
             expectStatus(try await host.send(.GET, "/health/ready", token: nil), 200)
@@ -102,9 +102,9 @@ struct StoreUnavailableTests {
 
     @Test("PostgreSQL hung mid-run (frozen, connections accepted but never answered): 503 within seconds, ready 503, and served again once it thaws")
     func postgresHung() async throws {
-        let server = try PostgresTestServer.startPrivate()
+        let server = try await offPool { try PostgresTestServer.startPrivate() }
         defer { server.resume(); server.shutDown() }
-        let database = try PostgresDatabaseURL(parsing: try server.makeDatabase())
+        let database = try PostgresDatabaseURL(parsing: try await offPool { try server.makeDatabase() })
         try await TestHost.run(database: database) { host in
             let doc = try await host.document()
             expectStatus(try await host.checkFileInfo(doc.id, token: doc.token), 200)

@@ -7,7 +7,7 @@ import Testing
     @Test("AddActivities over HTTP records a comment mentioning bob; `wopi activities list --user bob` prints it, alice sees none",
           .timeLimit(.minutes(3)))
     func mentionsAreListedForTheMentionedUser() async throws {
-        let setup = try OperationsCLITests.makeSetup()
+        let setup = try await OperationsCLITests.makeSetup()
         defer { setup.remove() }
         let added = try await WopiProcess.run(["users", "add", "bob", "--password", OperationsCLITests.password, "--data", setup.data.path])
         try #require(added.exitCode == 0, "users add: \(added.stderr)")
@@ -18,7 +18,7 @@ import Testing
 
         let server = try await WopiServer.start(data: setup.data)
         defer { server.stop() }
-        let info = try OperationsCLITests.checkFileInfo(server, setup)
+        let info = try await OperationsCLITests.checkFileInfo(server, setup)
         #expect(info["SupportsAddActivities"] as? Bool == true)
         let body = #"""
             {"Activities": [
@@ -29,7 +29,7 @@ import Testing
               {"Type": "edit", "Id": "00000002-0000-0000-0000-000000000000"}
             ]}
             """#
-        let response = try RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)?\(setup.query)",
+        let response = try await RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)?\(setup.query)",
                                                      ["X-WOPI-Override: ADD_ACTIVITIES", "Content-Type: application/json"], body: Data(body.utf8))
         #expect(response.status == 200, "\(response)")
         let statuses = try (OperationsCLITests.json(response.text)["ActivityResponses"] as? [[String: Any]])?.map { $0["Status"] as? Int }

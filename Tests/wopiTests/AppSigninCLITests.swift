@@ -150,12 +150,12 @@ import Darwin
         #expect(try await Self.clientAuthenticates(second.url, clientID, secret))
     }
 
-    @Test func serveRejectsInvalidRegistrationValues() throws {
+    @Test func serveRejectsInvalidRegistrationValues() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for arguments in [["--ios-url-scheme", "1bad"], ["--provider-id", "tp-contoso"], ["--office-redirect-uri", "localhost"],
                           ["--office-client-id", "a:b"]] {
-            let result = try WopiProcess.run(["serve", "--data", folder, "--port", "0"] + arguments, timeout: 20)
+            let result = try await WopiProcess.run(["serve", "--data", folder, "--port", "0"] + arguments, timeout: 20)
             #expect(result.exitCode == 2, "\(arguments)")
             #expect(result.stderrLines.count == 1, "\(arguments): \(result.stderr)")
         }

@@ -11,7 +11,7 @@ import Testing
     func noSecretsInTheTrail() async throws {
         let export = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-audit-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: export) }
-        let fixture = try RoundTripTests.makeFixture(mode: "edit", serveArguments: ["--audit-log", export.path])
+        let fixture = try await RoundTripTests.makeFixture(mode: "edit", serveArguments: ["--audit-log", export.path])
         defer { fixture.stop() }
         let host = fixture.server.baseURL
         let wrongPassword = "wrong-password-\(UUID().uuidString)"

@@ -99,22 +99,22 @@ import Testing
             let versions = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
             #expect(versions.count == 3)
             #expect(versions.map { $0["save"] as? [String] } == [["exit-save"], ["modified-by-user", "autosave"], nil])
-            #expect(server.stop() == 0)
+            #expect(try await offPool { server.stop() } == 0)
         }
     }
 
     @Test("a discovery that cannot be fetched stops the start naming the client (exit 1); a malformed --wopi-client is exit 2",
           .timeLimit(.minutes(2)))
-    func unusableClients() throws {
+    func unusableClients() async throws {
         let folder = try Self.temporaryFolder("browser-editors-bad")
         defer { try? FileManager.default.removeItem(at: folder) }
         let closed = try LocalPort.free() // nothing listens there
-        let unreachable = try WopiProcess.run(["serve", "--port", String(try LocalPort.free()), "--data", folder.path,
+        let unreachable = try await WopiProcess.run(["serve", "--port", String(try LocalPort.free()), "--data", folder.path,
                                                "--wopi-client", "collabora=http://127.0.0.1:\(closed)/hosting/discovery"], timeout: 60)
         #expect(unreachable.exitCode == 1, "\(unreachable.stderr)")
         #expect(unreachable.stderr.contains("browser editor 'collabora': cannot read its discovery at http://127.0.0.1:\(closed)/hosting/discovery"),
                 "\(unreachable.stderr)")
-        let malformed = try WopiProcess.run(["serve", "--data", folder.path, "--wopi-client", "collabora"])
+        let malformed = try await WopiProcess.run(["serve", "--data", folder.path, "--wopi-client", "collabora"])
         #expect(malformed.exitCode == 2)
         #expect(malformed.stderr.contains("--wopi-client 'collabora': expected NAME=DISCOVERY_URL"), "\(malformed.stderr)")
     }

@@ -6,7 +6,7 @@ import Testing
 @Suite(.serialized) struct CheckHostCLITests {
     @Test("check-host: wopi serve is ready; every family runs; the JUnit XML has no failure", .timeLimit(.minutes(15)))
     func wopiServeIsReady() async throws {
-        let fixture = try RoundTripTests.makeFixture(mode: "edit")
+        let fixture = try await RoundTripTests.makeFixture(mode: "edit")
         defer { fixture.stop() }
         let token = try RoundTripTests.json(try await ScenarioCLITests.run(["token", "--user", RoundTripTests.username, "--file", fixture.fileID,
                                                                              "--data", fixture.data.path], timeout: 60), "token")

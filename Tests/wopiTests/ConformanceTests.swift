@@ -37,7 +37,7 @@ import WOPIValidator
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: data) }
 
-        let keys = try Self.makeProofKeys(in: data)
+        let keys = try await Self.makeProofKeys(in: data)
         let server = try await WopiServer.start(data: data, extraArguments: ["--discovery", keys.discovery.path])
         defer { server.stop() }
         let signer = try ValidatorProofSigner(currentKeyPEM: String(contentsOf: keys.current, encoding: .utf8),
@@ -107,14 +107,14 @@ import WOPIValidator
     }
 
     /// `wopi proof keygen` twice: an old key, then a current key that publishes the old one, and the discovery XML.
-    static func makeProofKeys(in folder: URL) throws -> (current: URL, old: URL, discovery: URL) {
+    static func makeProofKeys(in folder: URL) async throws -> (current: URL, old: URL, discovery: URL) {
         let old = folder.appendingPathComponent("proof-old.pem")
         let current = folder.appendingPathComponent("proof-current.pem")
         let discovery = folder.appendingPathComponent("discovery.xml")
-        let first = try WopiProcess.run(["proof", "keygen", "--private-key", old.path,
+        let first = try await WopiProcess.run(["proof", "keygen", "--private-key", old.path,
                                          "--discovery", folder.appendingPathComponent("discovery-old.xml").path])
         #expect(first.exitCode == 0, "keygen failed: \(first.stderr)")
-        let second = try WopiProcess.run(["proof", "keygen", "--private-key", current.path, "--old-private-key", old.path,
+        let second = try await WopiProcess.run(["proof", "keygen", "--private-key", current.path, "--old-private-key", old.path,
                                           "--discovery", discovery.path])
         #expect(second.exitCode == 0, "keygen failed: \(second.stderr)")
         return (current, old, discovery)
@@ -126,7 +126,7 @@ import WOPIValidator
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-proofvalidate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: data) }
-        let keys = try Self.makeProofKeys(in: data)
+        let keys = try await Self.makeProofKeys(in: data)
         let server = try await WopiServer.start(data: data, extraArguments: ["--discovery", keys.discovery.path])
         defer { server.stop() }
         _ = try await WopiProcess.run(["users", "add", "validator", "--password", "validator-password-1", "--data", data.path])

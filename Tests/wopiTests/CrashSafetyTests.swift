@@ -44,8 +44,8 @@ struct CrashSafetyTests {
         let new = Self.pattern(count: Self.newSize, seed: 0x0E3)
         try old.write(to: oldFile)
         try new.write(to: newFile)
-        let oldHash = try Self.sha256Base64(of: oldFile)
-        let newHash = try Self.sha256Base64(of: newFile)
+        let oldHash = try await offPool { try Self.sha256Base64(of: oldFile) }
+        let newHash = try await offPool { try Self.sha256Base64(of: newFile) }
 
         // Set up with the CLI, as an operator would.
         let user = try await WopiProcess.run(["users", "add", "crash", "--password", "crash-safety-pw", "--data", data.path])
@@ -58,7 +58,7 @@ struct CrashSafetyTests {
         let token = try #require(try Self.json(minted.stdout)["access_token"] as? String)
         let path = "/wopi/files/\(id)"
 
-        let first = try KillableServer(data: data)
+        let first = try await offPool { try KillableServer(data: data) }
         defer { first.kill() }
         let before = try await first.request("GET", "\(path)?access_token=\(token)")
         try #require(before.status == 200, "CheckFileInfo: \(before)")
@@ -107,7 +107,7 @@ struct CrashSafetyTests {
         if moment == .afterResponse { #expect(answer == 200, "the PutFile before the kill was answered \(answer.map(String.init) ?? "nothing")") }
 
         // Restart on the same data folder and look.
-        let second = try KillableServer(data: data)
+        let second = try await offPool { try KillableServer(data: data) }
         defer { second.kill() }
         let info = try await second.request("GET", "\(path)?access_token=\(token)")
         try #require(info.status == 200, "CheckFileInfo after restart: \(info)\n\(second.log)")
@@ -154,7 +154,7 @@ struct CrashSafetyTests {
         let token = try #require(try Self.json(try await WopiProcess.run(["token", "--user", "idle", "--file", id, "--data", data.path]).stdout)["access_token"] as? String)
         let path = "/wopi/files/\(id)"
 
-        let server = try KillableServer(data: data, extraArguments: ["--idle-timeout", "2"])
+        let server = try await offPool { try KillableServer(data: data, extraArguments: ["--idle-timeout", "2"]) }
         defer { server.kill() }
         try #require(try await server.request("POST", "\(path)?access_token=\(token)", ["X-WOPI-Override: LOCK", "X-WOPI-Lock: idle"]).status == 200)
         let port = server.port
@@ -305,8 +305,7 @@ private final class KillableServer: @unchecked Sendable {
 
     /// One request on its own connection.
     func request(_ method: String, _ target: String, _ headers: [String] = [], body: Data = Data()) async throws -> RawHTTPConnection.Response {
-        let port = port
-        return try await offPool { try RawHTTPConnection.request(port: port, method, target, headers, body: body) }
+        try await RawHTTPConnection.request(port: port, method, target, headers, body: body)
     }
 }
 

@@ -7,51 +7,51 @@ import Testing
 @Suite("wopi --database", .serialized)
 struct DatabaseCLITests {
     @Test("users, files and token work on PostgreSQL, from --database or WOPI_DATABASE_URL, with a shared --blobs folder")
-    func managementCommandsOnPostgres() throws {
-        let server = try PostgresTestServer.shared()
-        let database = try server.makeDatabase()
+    func managementCommandsOnPostgres() async throws {
+        let server = try await offPool { try PostgresTestServer.shared() }
+        let database = try await offPool { try server.makeDatabase() }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-db-cli-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let blobs = work.appendingPathComponent("bodies")
         let data = work.appendingPathComponent("data")
 
-        let added = try WopiProcess.run(["users", "add", "hana", "--password", "hana-password-1", "--database", database, "--data", data.path])
+        let added = try await WopiProcess.run(["users", "add", "hana", "--password", "hana-password-1", "--database", database, "--data", data.path])
         #expect(added.exitCode == 0, "users add: \(added.stderr)")
         // The environment variable names the same database.
         let environment = ProcessInfo.processInfo.environment.merging([DataOptionsName.variable: database]) { $1 }
-        let listed = try WopiProcess.run(["users", "list", "--data", data.path], environment: environment)
+        let listed = try await WopiProcess.run(["users", "list", "--data", data.path], environment: environment)
         #expect(listed.exitCode == 0 && listed.stdout.contains("\"name\":\"hana\""), "users list via WOPI_DATABASE_URL: \(listed.stdout) \(listed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("wopi.sqlite").path), "no SQLite database is made beside PostgreSQL")
 
         let document = work.appendingPathComponent("Notes.docx")
         try Data("notes".utf8).write(to: document)
-        let file = try WopiProcess.run(["files", "add", document.path, "--owner", "hana", "--database", database, "--blobs", blobs.path, "--data", data.path])
+        let file = try await WopiProcess.run(["files", "add", document.path, "--owner", "hana", "--database", database, "--blobs", blobs.path, "--data", data.path])
         #expect(file.exitCode == 0, "files add: \(file.stderr)")
         let id = try #require((try JSONSerialization.jsonObject(with: Data(file.stdout.utf8)) as? [String: Any])?["id"] as? String)
         let stored = FileManager.default.enumerator(atPath: blobs.path)?.compactMap { $0 as? String }.filter { !$0.hasPrefix(".") && $0.contains("/") } ?? []
         #expect(stored.count == 1, "the body went to --blobs: \(stored)")
 
-        let token = try WopiProcess.run(["token", "--user", "hana", "--file", id, "--data", data.path], environment: environment)
+        let token = try await WopiProcess.run(["token", "--user", "hana", "--file", id, "--data", data.path], environment: environment)
         #expect(token.exitCode == 0 && token.stdout.contains("access_token"), "token: \(token.stderr)")
         // The SQLite store in the same --data knows nothing of it: the database really is PostgreSQL.
-        let elsewhere = try WopiProcess.run(["token", "--user", "hana", "--file", id, "--data", data.path])
+        let elsewhere = try await WopiProcess.run(["token", "--user", "hana", "--file", id, "--data", data.path])
         #expect(elsewhere.exitCode == 2 && elsewhere.stderr.contains("no user named 'hana'"))
 
         // Sharing on the same database: a share, the shared user's token with their role, the listing, removal.
-        #expect(try WopiProcess.run(["users", "add", "ike", "--password", "ike-password-1", "--database", database, "--data", data.path]).exitCode == 0)
-        let shared = try WopiProcess.run(["shares", "add", id, "--with", "ike", "--role", "editor", "--database", database, "--data", data.path])
+        #expect(try await WopiProcess.run(["users", "add", "ike", "--password", "ike-password-1", "--database", database, "--data", data.path]).exitCode == 0)
+        let shared = try await WopiProcess.run(["shares", "add", id, "--with", "ike", "--role", "editor", "--database", database, "--data", data.path])
         #expect(shared.exitCode == 0 && shared.stdout.contains("\"role\":\"editor\""), "shares add: \(shared.stderr)")
-        let ikeToken = try WopiProcess.run(["token", "--user", "ike", "--file", id, "--data", data.path], environment: environment)
+        let ikeToken = try await WopiProcess.run(["token", "--user", "ike", "--file", id, "--data", data.path], environment: environment)
         #expect(ikeToken.exitCode == 0 && ikeToken.stdout.contains("\"role\":\"editor\""), "token: \(ikeToken.stderr)")
-        let shares = try WopiProcess.run(["shares", "list", "--user", "ike", "--database", database, "--data", data.path])
+        let shares = try await WopiProcess.run(["shares", "list", "--user", "ike", "--database", database, "--data", data.path])
         #expect(shares.stdout.contains("\"owner\":\"hana\"") && shares.stdout.contains("\"user\":\"ike\""), "\(shares.stdout) \(shares.stderr)")
-        #expect(try WopiProcess.run(["shares", "remove", id, "--with", "ike", "--database", database, "--data", data.path]).exitCode == 0)
-        let refused = try WopiProcess.run(["token", "--user", "ike", "--file", id, "--database", database, "--data", data.path])
+        #expect(try await WopiProcess.run(["shares", "remove", id, "--with", "ike", "--database", database, "--data", data.path]).exitCode == 0)
+        let refused = try await WopiProcess.run(["token", "--user", "ike", "--file", id, "--database", database, "--data", data.path])
         #expect(refused.exitCode == 2 && refused.stderr.contains("may not open"), "\(refused.stderr)")
     }
 
     @Test("a bad or unreachable database URL: exit 2, one line naming the problem, never the password")
-    func badDatabaseURLs() throws {
+    func badDatabaseURLs() async throws {
         let port = try LocalPort.free() // nothing listens there
         let cases: [(arguments: [String], environment: String?, mentions: String)] = [
             (["users", "list", "--database", "mysql://u:hunter2secret@127.0.0.1/db"], nil, "scheme 'mysql'"),
@@ -68,7 +68,7 @@ struct DatabaseCLITests {
         for (arguments, variable, mentions) in cases {
             var environment = ProcessInfo.processInfo.environment
             environment[DataOptionsName.variable] = variable
-            let run = try WopiProcess.run(arguments + ["--data", data.path], environment: environment, timeout: 60)
+            let run = try await WopiProcess.run(arguments + ["--data", data.path], environment: environment, timeout: 60)
             #expect(run.exitCode == 2, "\(arguments): exit \(run.exitCode), stderr \(run.stderr)")
             #expect(run.stderrLines.count == 1 && run.stderr.contains(mentions), "\(arguments): stderr \(run.stderr)")
             #expect(!run.stderr.contains("hunter2secret") && !run.stdout.contains("hunter2secret"), "the password leaked: \(run.stderr)")
@@ -77,17 +77,19 @@ struct DatabaseCLITests {
     }
 
     @Test("a database migrated by a newer wopi is refused with a message that says so")
-    func newerSchemaIsRefused() throws {
-        let server = try PostgresTestServer.shared()
-        let database = try server.makeDatabase()
+    func newerSchemaIsRefused() async throws {
+        let server = try await offPool { try PostgresTestServer.shared() }
+        let database = try await offPool { try server.makeDatabase() }
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-newer-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let first = try WopiProcess.run(["users", "add", "ivan", "--password", "ivan-password-1", "--database", database, "--data", data.path])
+        let first = try await WopiProcess.run(["users", "add", "ivan", "--password", "ivan-password-1", "--database", database, "--data", data.path])
         #expect(first.exitCode == 0, "users add: \(first.stderr)")
-        try server.execute("INSERT INTO wopikit_schema_migrations (version, name) VALUES (1000, 'from a newer wopi')",
-                           database: String(database.split(separator: "/").last ?? ""))
+        try await offPool {
+            try server.execute("INSERT INTO wopikit_schema_migrations (version, name) VALUES (1000, 'from a newer wopi')",
+                               database: String(database.split(separator: "/").last ?? ""))
+        }
         for arguments in [["users", "list"], ["serve", "--port", "0"]] {
-            let run = try WopiProcess.run(arguments + ["--database", database, "--data", data.path], timeout: 60)
+            let run = try await WopiProcess.run(arguments + ["--database", database, "--data", data.path], timeout: 60)
             #expect(run.exitCode == 1, "\(arguments): exit \(run.exitCode)")
             #expect(run.stderr.contains("newer than this wopi binary supports"), "\(arguments): \(run.stderr)")
         }

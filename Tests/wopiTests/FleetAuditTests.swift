@@ -20,15 +20,15 @@ struct FleetAuditTests {
         let blobs: URL
         let hosts: [WopiServer]
 
-        init() throws {
+        init() async throws {
             work = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-fleet-\(UUID().uuidString)", isDirectory: true)
             blobs = work.appendingPathComponent("shared-blobs")
             try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
-            database = try PostgresTestServer.shared().makeDatabase()
+            database = try await offPool { try PostgresTestServer.shared().makeDatabase() }
             var started: [WopiServer] = []
             do {
                 for index in 0..<2 {
-                    started.append(try WopiServer.start(data: work.appendingPathComponent("host\(index)"), extraArguments: [
+                    started.append(try await WopiServer.start(data: work.appendingPathComponent("host\(index)"), extraArguments: [
                         "--database", database, "--blobs", blobs.path,
                         "--office-client-id", FleetAuditTests.clientID, "--office-client-secret", FleetAuditTests.clientSecret,
                     ]))
@@ -44,15 +44,15 @@ struct FleetAuditTests {
         var storageArguments: [String] { ["--database", database, "--blobs", blobs.path, "--data", work.appendingPathComponent("cli").path] }
 
         /// `wopi ARGUMENTS` on this fleet's storage, expecting one JSON object.
-        func cli(_ arguments: [String]) throws -> [String: Any] {
-            let result = try WopiProcess.run(arguments + storageArguments, timeout: 60)
+        func cli(_ arguments: [String]) async throws -> [String: Any] {
+            let result = try await WopiProcess.run(arguments + storageArguments, timeout: 60)
             #expect(result.exitCode == 0, "wopi \(arguments.joined(separator: " ")) failed: \(result.stderr)")
             return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "not JSON: \(result.stdout)")
         }
 
         /// `wopi audit list ARGUMENTS`, one object per line.
-        func auditList(_ arguments: [String] = []) throws -> [[String: Any]] {
-            let result = try WopiProcess.run(["audit", "list"] + arguments + storageArguments, timeout: 60)
+        func auditList(_ arguments: [String] = []) async throws -> [[String: Any]] {
+            let result = try await WopiProcess.run(["audit", "list"] + arguments + storageArguments, timeout: 60)
             #expect(result.exitCode == 0, "wopi audit list failed: \(result.stderr)")
             return try result.stdout.split(separator: "\n").map { line in
                 try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
@@ -63,10 +63,10 @@ struct FleetAuditTests {
         /// request's path), with a deadline.
         func auditList(_ arguments: [String] = [], until done: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
             let deadline = Date().addingTimeInterval(20)
-            var events = try auditList(arguments)
+            var events = try await auditList(arguments)
             while !done(events), Date() < deadline {
                 try await Task.sleep(for: .milliseconds(200))
-                events = try auditList(arguments)
+                events = try await auditList(arguments)
             }
             return events
         }
@@ -114,9 +114,9 @@ struct FleetAuditTests {
 
     @Test("wrong passwords and refused grants spread over two hosts reach one limit, and both hosts then refuse", .timeLimit(.minutes(5)))
     func throttleHoldsAcrossHosts() async throws {
-        let fleet = try Fleet()
+        let fleet = try await Fleet()
         defer { fleet.stop() }
-        _ = try fleet.cli(["users", "add", "mallory-target", "--password", Self.password])
+        _ = try await fleet.cli(["users", "add", "mallory-target", "--password", Self.password])
         let limit = 5 // AuthorizationPolicy's default, which `wopi serve` uses
 
         // Web front and OAuth sign-in pages: failures alternate between the hosts.
@@ -158,16 +158,16 @@ struct FleetAuditTests {
     @Test("a share added with the CLI, a save through one host and a lock broken with the CLI all appear in wopi audit list",
           .timeLimit(.minutes(5)))
     func oneTrailForTheFleet() async throws {
-        let fleet = try Fleet()
+        let fleet = try await Fleet()
         defer { fleet.stop() }
         let started = Date()
-        _ = try fleet.cli(["users", "add", "alice", "--password", Self.password])
-        _ = try fleet.cli(["users", "add", "bob", "--password", Self.password])
+        _ = try await fleet.cli(["users", "add", "alice", "--password", Self.password])
+        _ = try await fleet.cli(["users", "add", "bob", "--password", Self.password])
         let document = fleet.work.appendingPathComponent("Plan.docx")
         try Data("the plan, first draft\n".utf8).write(to: document)
-        let fileID = try #require(try fleet.cli(["files", "add", document.path, "--owner", "alice"])["id"] as? String)
-        _ = try fleet.cli(["shares", "add", fileID, "--with", "bob", "--role", "editor"])
-        let token = try #require(try fleet.cli(["token", "--user", "alice", "--file", fileID])["access_token"] as? String)
+        let fileID = try #require(try await fleet.cli(["files", "add", document.path, "--owner", "alice"])["id"] as? String)
+        _ = try await fleet.cli(["shares", "add", fileID, "--with", "bob", "--role", "editor"])
+        let token = try #require(try await fleet.cli(["token", "--user", "alice", "--file", fileID])["access_token"] as? String)
 
         // Lock and save through host 1.
         let source = "\(fleet.hosts[1].baseURL)/wopi/files/\(fileID)"
@@ -183,7 +183,7 @@ struct FleetAuditTests {
         save.body = .bytes(ByteBuffer(string: "the plan, second draft\n"))
         #expect(try await Self.send(save).status == 200)
         // The operator breaks the lock host 1 took.
-        let broken = try fleet.cli(["locks", "break", fileID])
+        let broken = try await fleet.cli(["locks", "break", fileID])
         #expect(broken["lock"] as? String == "fleet-lock-1")
 
         let expected: Set<String> = ["file.added", "share.added", "token.issued", "lock.taken", "file.saved", "lock.broken"]
@@ -193,22 +193,22 @@ struct FleetAuditTests {
         #expect(aboutFile.allSatisfy { $0["file"] as? String == fileID })
         #expect(kinds.firstIndex(of: "file.saved")! < kinds.firstIndex(of: "lock.broken")!, "oldest first: \(kinds)")
 
-        let saves = try fleet.auditList(["--event", "file.saved"])
+        let saves = try await fleet.auditList(["--event", "file.saved"])
         #expect(saves.count == 1)
         #expect(saves.first?["user"] as? String == "alice" && saves.first?["request_id"] is String, "a host's event has its request: \(saves)")
-        let breaks = try fleet.auditList(["--event", "lock.broken", "--file", fileID])
+        let breaks = try await fleet.auditList(["--event", "lock.broken", "--file", fileID])
         #expect(breaks.count == 1 && breaks.first?["via"] as? String == "cli" && breaks.first?["request_id"] is NSNull)
-        let shares = try fleet.auditList(["--user", "BOB"])
+        let shares = try await fleet.auditList(["--user", "BOB"])
         #expect(shares.compactMap { $0["event"] as? String } == ["user.added", "share.added"], "bob's events, name case-insensitive: \(shares)")
         #expect(shares.last?["role"] as? String == "editor")
-        let alices = try fleet.auditList(["--user", "alice", "--event", "lock.taken"])
+        let alices = try await fleet.auditList(["--user", "alice", "--event", "lock.taken"])
         #expect(alices.count == 1 && alices.first?["lock"] as? String == "fleet-lock-1")
 
         // --since: an age and an ISO 8601 time; a time after everything lists nothing.
-        #expect(try fleet.auditList(["--since", "1h", "--file", fileID]).count == aboutFile.count)
+        #expect(try await fleet.auditList(["--since", "1h", "--file", fileID]).count == aboutFile.count)
         let isoStart = ISO8601DateFormatter().string(from: started.addingTimeInterval(-1))
-        #expect(try fleet.auditList(["--since", isoStart, "--file", fileID]).count == aboutFile.count)
-        #expect(try fleet.auditList(["--since", "2999-01-01"]).isEmpty)
+        #expect(try await fleet.auditList(["--since", isoStart, "--file", fileID]).count == aboutFile.count)
+        #expect(try await fleet.auditList(["--since", "2999-01-01"]).isEmpty)
 
         // Bad filters: exit 2, one line naming the option, nothing on stdout.
         for bad in [["--since", "yesterday"], ["--since", "-3h"], ["--event", "file.exploded"], ["--file", "not an id"]] {
@@ -220,11 +220,11 @@ struct FleetAuditTests {
     }
 
     @Test("--audit-days outside 1…36500 is refused with one line, before anything starts")
-    func auditDaysAreChecked() throws {
+    func auditDaysAreChecked() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-audit-days-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
         for days in ["0", "-1", "36501", "ninety"] {
-            let run = try WopiProcess.run(["serve", "--audit-days", days, "--port", "0", "--data", data.path], timeout: 30)
+            let run = try await WopiProcess.run(["serve", "--audit-days", days, "--port", "0", "--data", data.path], timeout: 30)
             #expect(run.exitCode == 2, "--audit-days \(days): \(run.exitCode)")
             #expect(run.stderrLines.count == 1 && run.stderrLines.first?.contains("audit-days") == true, "\(days): \(run.stderr)")
         }

@@ -9,39 +9,39 @@ struct FleetSessionsTests {
     typealias Fleet = FleetAuditTests.Fleet
 
     /// The session cookie a successful web sign-in on `host` sets (raw HTTP: the 303 and its cookie as sent).
-    static func signIn(_ host: WopiServer) throws -> String {
-        try #require(try UsersSessionsCLITests.signIn(host, password: FleetAuditTests.password), "sign-in on \(host.baseURL) refused")
+    static func signIn(_ host: WopiServer) async throws -> String {
+        try #require(try await UsersSessionsCLITests.signIn(host, password: FleetAuditTests.password), "sign-in on \(host.baseURL) refused")
     }
 
-    static func home(_ host: WopiServer, session: String) throws -> String {
-        try UsersSessionsCLITests.home(host, session: session)
+    static func home(_ host: WopiServer, session: String) async throws -> String {
+        try await UsersSessionsCLITests.home(host, session: session)
     }
 
     @Test("a session works on both hosts; signing out on one, or wopi users sign-out, ends it on both", .timeLimit(.minutes(5)))
     func sessionsAcrossHosts() async throws {
-        let fleet = try Fleet()
+        let fleet = try await Fleet()
         defer { fleet.stop() }
-        _ = try fleet.cli(["users", "add", "alice", "--password", FleetAuditTests.password])
+        _ = try await fleet.cli(["users", "add", "alice", "--password", FleetAuditTests.password])
         let (first, second) = (fleet.hosts[0], fleet.hosts[1])
 
-        let session = try Self.signIn(first)
-        let page = try Self.home(second, session: session)
+        let session = try await Self.signIn(first)
+        let page = try await Self.home(second, session: session)
         #expect(page.contains("id=\"listing\""), "the other host knows the session")
         let field = try #require(page.range(of: "name=\"csrf\" value=\""))
         let csrf = String(page[field.upperBound...].prefix { $0 != "\"" })
-        let signOut = try RawHTTPConnection.request(port: second.port, "POST", "/signout", [
+        let signOut = try await RawHTTPConnection.request(port: second.port, "POST", "/signout", [
             "Cookie: wopi_session=\(session)", "Content-Type: application/x-www-form-urlencoded",
         ], body: Data("csrf=\(csrf)".utf8))
         #expect(signOut.status == 303, "\(signOut)")
-        #expect(try Self.home(first, session: session).contains("id=\"signin\""), "signed out on the first host too")
+        #expect(try await Self.home(first, session: session).contains("id=\"signin\""), "signed out on the first host too")
 
-        let again = try Self.signIn(second)
+        let again = try await Self.signIn(second)
         let listed = try await WopiProcess.run(["users", "sessions", "alice"] + fleet.storageArguments, timeout: 60)
         #expect(listed.exitCode == 0, "\(listed.stderr)")
         #expect(try OperationsCLITests.jsonArray(listed.stdout).count == 1)
-        #expect(try fleet.cli(["users", "sign-out", "alice"])["ended"] as? Int == 1)
+        #expect(try await fleet.cli(["users", "sign-out", "alice"])["ended"] as? Int == 1)
         for host in fleet.hosts {
-            #expect(try Self.home(host, session: again).contains("id=\"signin\""), "\(host.baseURL)")
+            #expect(try await Self.home(host, session: again).contains("id=\"signin\""), "\(host.baseURL)")
         }
 
         let events = try await fleet.auditList(until: { events in events.contains { $0["event"] as? String == "signout" } })

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct LogSecrecyTests {
     @Test("a full sign-in and edit at trace level logs no token, code, password or client secret", .timeLimit(.minutes(5)))
     func noSecretsInLog() async throws {
-        let fixture = try RoundTripTests.makeFixture(mode: "edit", serveArguments: ["--log-level", "trace"])
+        let fixture = try await RoundTripTests.makeFixture(mode: "edit", serveArguments: ["--log-level", "trace"])
         defer { fixture.stop() }
         let replacement = fixture.data.appendingPathComponent("secret-edit.bin")
         try Data("edited \(UUID().uuidString)".utf8).write(to: replacement)

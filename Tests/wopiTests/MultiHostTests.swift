@@ -53,7 +53,7 @@ struct MultiHostTests {
                 bucket = nil
                 blobArguments = ["--blobs", blobs.path]
             case .s3:
-                let server = try SeaweedFSTestServer.shared()
+                let server = try await offPool { try SeaweedFSTestServer.shared() }
                 let url = "s3://\(SeaweedFSTestServer.makeBucketName())/bodies?endpoint=\(server.endpoint)&region=us-east-1"
                 let store = S3BlobStore(location: try S3Location(parsing: url),
                                         credentials: S3Credentials(accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey),
@@ -62,7 +62,7 @@ struct MultiHostTests {
                 bucket = store
                 blobArguments = ["--blobs", url, "--s3-credentials", try server.writeCredentialsFile().path]
             }
-            database = try PostgresTestServer.shared().makeDatabase()
+            database = try await offPool { try PostgresTestServer.shared().makeDatabase() }
             let proxyPort = try LocalPort.free()
             var started: [WopiServer] = []
             do {
@@ -74,8 +74,8 @@ struct MultiHostTests {
                     ] + blobArguments))
                 }
                 hosts = started
-                proxy = try NginxTestProxy.start(port: proxyPort, upstreamPorts: started.map(\.port),
-                                                 pinned: pinned.mapValues { started[$0].port })
+                let upstreamPorts = started.map(\.port), pinnedPorts = pinned.mapValues { started[$0].port }
+                proxy = try await offPool { try NginxTestProxy.start(port: proxyPort, upstreamPorts: upstreamPorts, pinned: pinnedPorts) }
             } catch {
                 started.forEach { $0.stop() }
                 try? FileManager.default.removeItem(at: work)
@@ -86,21 +86,21 @@ struct MultiHostTests {
         var storageArguments: [String] { ["--database", database, "--data", work.appendingPathComponent("cli").path] + blobArguments }
 
         /// `wopi ARGUMENTS` with this cluster's storage options, expecting one JSON object.
-        func cli(_ arguments: [String]) throws -> [String: Any] {
-            let result = try WopiProcess.run(arguments + storageArguments, timeout: 60)
+        func cli(_ arguments: [String]) async throws -> [String: Any] {
+            let result = try await WopiProcess.run(arguments + storageArguments, timeout: 60)
             #expect(result.exitCode == 0, "wopi \(arguments.joined(separator: " ")) failed: \(result.stderr)")
             return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "not JSON: \(result.stdout)")
         }
 
         /// A user with one document, added through the CLI while both hosts run; returns the file id and a token.
-        func addDocument(user: String, name: String, content: Data) throws -> (fileID: String, userID: String, token: String, wopiSrc: String) {
-            let added = try cli(["users", "add", user, "--password", MultiHostTests.password])
+        func addDocument(user: String, name: String, content: Data) async throws -> (fileID: String, userID: String, token: String, wopiSrc: String) {
+            let added = try await cli(["users", "add", user, "--password", MultiHostTests.password])
             let userID = try #require(added["id"] as? String)
             let path = work.appendingPathComponent(name)
             try content.write(to: path)
-            let file = try cli(["files", "add", path.path, "--owner", user])
+            let file = try await cli(["files", "add", path.path, "--owner", user])
             let fileID = try #require(file["id"] as? String)
-            let minted = try cli(["token", "--user", user, "--file", fileID])
+            let minted = try await cli(["token", "--user", user, "--file", fileID])
             let wopiSrc = try #require(minted["wopi_src"] as? String)
             #expect(wopiSrc == "\(proxy.baseURL)/wopi/files/\(fileID)", "the WOPISrc must be the proxy's address: \(wopiSrc)")
             return (fileID, userID, try #require(minted["access_token"] as? String), wopiSrc)
@@ -127,7 +127,7 @@ struct MultiHostTests {
     func validatorThroughTheProxy(_ bodies: Bodies) async throws {
         let cluster = try await Cluster(bodies: bodies)
         defer { cluster.stop() }
-        let document = try cluster.addDocument(user: "validator", name: "test.wopitest", content: Data())
+        let document = try await cluster.addDocument(user: "validator", name: "test.wopitest", content: Data())
         let ttl = Int64(Date().addingTimeInterval(3600).timeIntervalSince1970 * 1000)
         let report = try await ConformanceTests.runValidator(wopiSrc: document.wopiSrc, accessToken: document.token, accessTokenTTL: ttl)
         #expect(report.totals.failed == 0)
@@ -143,7 +143,7 @@ struct MultiHostTests {
         let cluster = try await Cluster(pinned: ["/oauth2/authorize": 0, "/oauth2/app-to-app": 0, "/oauth2/token": 1])
         defer { cluster.stop() }
         let original = Data("the report before the edit\n".utf8)
-        let document = try cluster.addDocument(user: "alice", name: "Report.docx", content: original)
+        let document = try await cluster.addDocument(user: "alice", name: "Report.docx", content: original)
         let link = try await WopiProcess.run(["link", "--app", "word", "--mode", "edit", "--wopi-src", document.wopiSrc, "--service", "WOPIKit",
                                         "--user", document.userID, "--name", "Report.docx", "--source", "app", "--passback", "clouddrive"])
         try #require(link.exitCode == 0, "link: \(link.stderr)")
@@ -181,7 +181,7 @@ struct MultiHostTests {
     func lockRaceAcrossHosts() async throws {
         let cluster = try await Cluster()
         defer { cluster.stop() }
-        let document = try cluster.addDocument(user: "racer", name: "Race.xlsx", content: Data("cells".utf8))
+        let document = try await cluster.addDocument(user: "racer", name: "Race.xlsx", content: Data("cells".utf8))
         let urls = cluster.hosts.map { "\($0.baseURL)/wopi/files/\(document.fileID)?access_token=\(document.token)" }
         // A client of its own with room for all 64 connections, so every request is in flight at once.
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
@@ -220,7 +220,7 @@ struct MultiHostTests {
         let cluster = try await Cluster(bodies: bodies)
         defer { cluster.stop() }
         let original = Data(repeating: 0x41, count: 1 << 20)
-        let document = try cluster.addDocument(user: "survivor", name: "Big.pptx", content: original)
+        let document = try await cluster.addDocument(user: "survivor", name: "Big.pptx", content: original)
         let (victim, survivor) = (cluster.hosts[0], cluster.hosts[1])
         let path = "/wopi/files/\(document.fileID)"
         let lock = ["X-WOPI-Override": "LOCK", "X-WOPI-Lock": "kill-test"]

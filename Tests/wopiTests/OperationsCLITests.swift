@@ -34,35 +34,35 @@ import Darwin
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]], "not a JSON array: \(text)")
     }
 
-    static func makeSetup(content: String = "first content\n") throws -> Setup {
+    static func makeSetup(content: String = "first content\n") async throws -> Setup {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-ops-\(UUID().uuidString)")
         let data = work.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        let user = try WopiProcess.run(["users", "add", "alice", "--password", password, "--data", data.path])
+        let user = try await WopiProcess.run(["users", "add", "alice", "--password", password, "--data", data.path])
         try #require(user.exitCode == 0, "users add: \(user.stderr)")
         let document = work.appendingPathComponent("Plan.docx")
         let original = Data(content.utf8)
         try original.write(to: document)
-        let added = try WopiProcess.run(["files", "add", document.path, "--owner", "alice", "--data", data.path])
+        let added = try await WopiProcess.run(["files", "add", document.path, "--owner", "alice", "--data", data.path])
         try #require(added.exitCode == 0, "files add: \(added.stderr)")
         let id = try #require(try json(added.stdout)["id"] as? String)
-        let minted = try WopiProcess.run(["token", "--user", "alice", "--file", id, "--data", data.path])
+        let minted = try await WopiProcess.run(["token", "--user", "alice", "--file", id, "--data", data.path])
         try #require(minted.exitCode == 0, "token: \(minted.stderr)")
         let token = try #require(try json(minted.stdout)["access_token"] as? String)
         return Setup(data: data, fileID: id, token: token, original: original)
     }
 
-    static func put(_ server: WopiServer, _ setup: Setup, _ body: Data, lock: String? = nil) throws -> RawHTTPConnection.Response {
-        try RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)/contents?\(setup.query)",
+    static func put(_ server: WopiServer, _ setup: Setup, _ body: Data, lock: String? = nil) async throws -> RawHTTPConnection.Response {
+        try await RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)/contents?\(setup.query)",
                                       ["X-WOPI-Override: PUT"] + (lock.map { ["X-WOPI-Lock: \($0)"] } ?? []), body: body)
     }
 
-    static func lock(_ server: WopiServer, _ setup: Setup, _ override: String, _ lock: String) throws -> RawHTTPConnection.Response {
-        try RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)?\(setup.query)", ["X-WOPI-Override: \(override)", "X-WOPI-Lock: \(lock)"])
+    static func lock(_ server: WopiServer, _ setup: Setup, _ override: String, _ lock: String) async throws -> RawHTTPConnection.Response {
+        try await RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)?\(setup.query)", ["X-WOPI-Override: \(override)", "X-WOPI-Lock: \(lock)"])
     }
 
-    static func checkFileInfo(_ server: WopiServer, _ setup: Setup) throws -> [String: Any] {
-        let response = try RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)?\(setup.query)")
+    static func checkFileInfo(_ server: WopiServer, _ setup: Setup) async throws -> [String: Any] {
+        let response = try await RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)?\(setup.query)")
         try #require(response.status == 200, "CheckFileInfo: \(response)")
         return try json(response.text)
     }
@@ -79,24 +79,24 @@ import Darwin
 
     @Test("after a WOPI round trip /metrics shows the requests by operation and status, the duration histogram, lock conflicts, PutFile bytes and refused tokens; nothing on the WOPI port",
           .timeLimit(.minutes(3)))
-    func metricsAfterRoundTrip() throws {
-        let setup = try Self.makeSetup()
+    func metricsAfterRoundTrip() async throws {
+        let setup = try await Self.makeSetup()
         defer { setup.remove() }
         let metricsPort = try WopiServer.freePort()
-        let server = try WopiServer.start(data: setup.data, extraArguments: ["--metrics-port", String(metricsPort)])
+        let server = try await WopiServer.start(data: setup.data, extraArguments: ["--metrics-port", String(metricsPort)])
         defer { server.stop() }
 
-        #expect(try Self.checkFileInfo(server, setup)["Size"] as? Int == setup.original.count)
-        #expect(try RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)/contents?\(setup.query)").body == setup.original)
-        #expect(try Self.lock(server, setup, "LOCK", "client-one").status == 200)
-        #expect(try Self.lock(server, setup, "LOCK", "client-two").status == 409, "a second client's lock conflicts")
+        #expect(try await Self.checkFileInfo(server, setup)["Size"] as? Int == setup.original.count)
+        #expect(try await RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)/contents?\(setup.query)").body == setup.original)
+        #expect(try await Self.lock(server, setup, "LOCK", "client-one").status == 200)
+        #expect(try await Self.lock(server, setup, "LOCK", "client-two").status == 409, "a second client's lock conflicts")
         let body = Data(repeating: 0x41, count: 12_345)
-        #expect(try Self.put(server, setup, body, lock: "client-one").status == 200)
-        #expect(try Self.put(server, setup, body, lock: "client-two").status == 409, "a save under the wrong lock conflicts")
-        let forged = try RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)?access_token=\(setup.token.tampered())")
+        #expect(try await Self.put(server, setup, body, lock: "client-one").status == 200)
+        #expect(try await Self.put(server, setup, body, lock: "client-two").status == 409, "a save under the wrong lock conflicts")
+        let forged = try await RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)?access_token=\(setup.token.tampered())")
         #expect(forged.status == 401)
 
-        let scrape = try RawHTTPConnection.request(port: metricsPort, "GET", "/metrics")
+        let scrape = try await RawHTTPConnection.request(port: metricsPort, "GET", "/metrics")
         try #require(scrape.status == 200, "GET /metrics: \(scrape)")
         #expect(scrape.header("Content-Type")?.hasPrefix("text/plain") == true)
         let text = scrape.text
@@ -116,73 +116,73 @@ import Darwin
         #expect(Self.sample(text, #"wopi_tokens_refused_total{reason="bad_signature"}"#) == 1)
         #expect(!text.contains(setup.fileID) && !text.contains(setup.token), "no ids or tokens in label values")
 
-        let onWOPIPort = try RawHTTPConnection.request(port: server.port, "GET", "/metrics")
+        let onWOPIPort = try await RawHTTPConnection.request(port: server.port, "GET", "/metrics")
         #expect(onWOPIPort.status == 404, "metrics are served on --metrics-port only")
     }
 
     @Test("no metrics port without --metrics-port; /health/live answers; /health/ready goes 503 naming the blob folder while it is gone, and 200 again",
           .timeLimit(.minutes(2)))
-    func health() throws {
-        let setup = try Self.makeSetup()
+    func health() async throws {
+        let setup = try await Self.makeSetup()
         defer { setup.remove() }
-        let server = try WopiServer.start(data: setup.data)
+        let server = try await WopiServer.start(data: setup.data)
         defer { server.stop() }
-        #expect(try RawHTTPConnection.request(port: server.port, "GET", "/health/live").status == 200)
-        #expect(try RawHTTPConnection.request(port: server.port, "GET", "/health/ready").status == 200)
+        #expect(try await RawHTTPConnection.request(port: server.port, "GET", "/health/live").status == 200)
+        #expect(try await RawHTTPConnection.request(port: server.port, "GET", "/health/ready").status == 200)
 
         let blobs = setup.data.appendingPathComponent("blobs")
         let aside = setup.data.appendingPathComponent("blobs-aside")
         try FileManager.default.moveItem(at: blobs, to: aside)
-        let down = try RawHTTPConnection.request(port: server.port, "GET", "/health/ready")
+        let down = try await RawHTTPConnection.request(port: server.port, "GET", "/health/ready")
         #expect(down.status == 503, "\(down)")
         #expect(down.text.contains("blob folder"), "the reason names the blob folder: \(down.text)")
-        #expect(try RawHTTPConnection.request(port: server.port, "GET", "/health/live").status == 200, "the process still answers")
+        #expect(try await RawHTTPConnection.request(port: server.port, "GET", "/health/live").status == 200, "the process still answers")
         try FileManager.default.moveItem(at: aside, to: blobs)
-        #expect(try RawHTTPConnection.request(port: server.port, "GET", "/health/ready").status == 200)
+        #expect(try await RawHTTPConnection.request(port: server.port, "GET", "/health/ready").status == 200)
     }
 
     // MARK: Header limits
 
     @Test("a 64 KiB header, or 40 KiB of headers in all, gets 431 and the PutFile it carried changes nothing",
           .timeLimit(.minutes(2)))
-    func oversizedHeaders() throws {
-        let setup = try Self.makeSetup()
+    func oversizedHeaders() async throws {
+        let setup = try await Self.makeSetup()
         defer { setup.remove() }
-        let server = try WopiServer.start(data: setup.data)
+        let server = try await WopiServer.start(data: setup.data)
         defer { server.stop() }
-        let before = try Self.checkFileInfo(server, setup)
+        let before = try await Self.checkFileInfo(server, setup)
 
         let big = "X-Padding: " + String(repeating: "a", count: 64 * 1024)
-        let single = try RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)/contents?\(setup.query)",
+        let single = try await RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)/contents?\(setup.query)",
                                                    ["X-WOPI-Override: PUT", big], body: Data("replaced!".utf8))
         #expect(single.status == 431, "\(single)")
         let many = (0..<10).map { "X-Padding-\($0): " + String(repeating: "b", count: 4 * 1024) }
-        let block = try RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)/contents?\(setup.query)",
+        let block = try await RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)/contents?\(setup.query)",
                                                   ["X-WOPI-Override: PUT"] + many, body: Data("replaced!".utf8))
         #expect(block.status == 431, "\(block)")
         let fine = (0..<3).map { "X-Padding-\($0): " + String(repeating: "c", count: 4 * 1024) }
-        #expect(try RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)?\(setup.query)", fine).status == 200,
+        #expect(try await RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)?\(setup.query)", fine).status == 200,
                 "headers within the limits are served")
 
-        let after = try Self.checkFileInfo(server, setup)
+        let after = try await Self.checkFileInfo(server, setup)
         #expect(after["Version"] as? String == before["Version"] as? String, "the refused PutFile made no version")
-        #expect(try RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)/contents?\(setup.query)").body == setup.original)
+        #expect(try await RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)/contents?\(setup.query)").body == setup.original)
     }
 
     // MARK: Version history
 
     @Test("PutFile keeps replaced bodies up to --keep-versions; history lists them newest first; restore is refused while locked and otherwise makes a new version with the old content",
           .timeLimit(.minutes(3)))
-    func historyAndRestore() throws {
-        let setup = try Self.makeSetup(content: "version A\n")
+    func historyAndRestore() async throws {
+        let setup = try await Self.makeSetup(content: "version A\n")
         defer { setup.remove() }
-        let server = try WopiServer.start(data: setup.data, extraArguments: ["--keep-versions", "2"])
+        let server = try await WopiServer.start(data: setup.data, extraArguments: ["--keep-versions", "2"])
         defer { server.stop() }
         let contents = ["version B\n", "version C\n", "version D\n"].map { Data($0.utf8) }
-        #expect(try Self.lock(server, setup, "LOCK", "editor-lock-42").status == 200)
-        for content in contents { #expect(try Self.put(server, setup, content, lock: "editor-lock-42").status == 200) }
+        #expect(try await Self.lock(server, setup, "LOCK", "editor-lock-42").status == 200)
+        for content in contents { #expect(try await Self.put(server, setup, content, lock: "editor-lock-42").status == 200) }
 
-        let history = try WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path])
+        let history = try await WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path])
         try #require(history.exitCode == 0, "files history: \(history.stderr)")
         let entries = try Self.jsonArray(history.stdout)
         try #require(entries.count == 3, "the current content and 2 kept versions: \(history.stdout)")
@@ -192,49 +192,49 @@ import Darwin
         }
         let versions = entries.compactMap { ($0["version"] as? String).flatMap { Int64($0.dropFirst()) } }
         #expect(versions == versions.sorted(by: >), "newest first: \(versions)")
-        let current = try Self.checkFileInfo(server, setup)
+        let current = try await Self.checkFileInfo(server, setup)
         #expect(entries[0]["version"] as? String == current["Version"] as? String)
         #expect(entries[0]["sha256"] as? String == current["SHA256"] as? String)
         #expect(entries.map { $0["size"] as? Int } == [contents[2].count, contents[1].count, contents[0].count])
         let versionB = try #require(entries[2]["version"] as? String)
 
         // Locked: refused with the lock's value, nothing changes.
-        let refused = try WopiProcess.run(["files", "restore", setup.fileID, "--version", versionB, "--data", setup.data.path])
+        let refused = try await WopiProcess.run(["files", "restore", setup.fileID, "--version", versionB, "--data", setup.data.path])
         #expect(refused.exitCode == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("editor-lock-42"), "the refusal names the lock: \(refused.stderr)")
-        #expect(try Self.checkFileInfo(server, setup)["Version"] as? String == current["Version"] as? String)
-        #expect(try Self.lock(server, setup, "UNLOCK", "editor-lock-42").status == 200)
+        #expect(try await Self.checkFileInfo(server, setup)["Version"] as? String == current["Version"] as? String)
+        #expect(try await Self.lock(server, setup, "UNLOCK", "editor-lock-42").status == 200)
 
-        let restored = try WopiProcess.run(["files", "restore", setup.fileID, "--version", versionB, "--data", setup.data.path])
+        let restored = try await WopiProcess.run(["files", "restore", setup.fileID, "--version", versionB, "--data", setup.data.path])
         try #require(restored.exitCode == 0, "files restore: \(restored.stderr)")
         let result = try Self.json(restored.stdout)
-        let after = try Self.checkFileInfo(server, setup)
+        let after = try await Self.checkFileInfo(server, setup)
         #expect(result["version"] as? String == after["Version"] as? String, "restore printed the new Version")
         #expect(after["Version"] as? String != current["Version"] as? String, "a restore is a new version")
         #expect(after["Size"] as? Int == contents[0].count)
-        #expect(try RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)/contents?\(setup.query)").body == contents[0])
-        let again = try Self.jsonArray(try WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path]).stdout)
+        #expect(try await RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)/contents?\(setup.query)").body == contents[0])
+        let again = try Self.jsonArray(try await WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path]).stdout)
         #expect(again.first?["sha256"] as? String == entries[2]["sha256"] as? String, "the restored content is current")
         #expect(again.count == 3, "still at most 2 kept versions besides the current one")
 
-        let missing = try WopiProcess.run(["files", "restore", setup.fileID, "--version", "v999999", "--data", setup.data.path])
+        let missing = try await WopiProcess.run(["files", "restore", setup.fileID, "--version", "v999999", "--data", setup.data.path])
         #expect(missing.exitCode == 2 && missing.stderrLines.count == 1, "\(missing.stderr)")
     }
 
     // MARK: Locks
 
     @Test("locks list shows unexpired locks; locks break says whose lock it was and lets another client lock", .timeLimit(.minutes(2)))
-    func locksListAndBreak() throws {
-        let setup = try Self.makeSetup()
+    func locksListAndBreak() async throws {
+        let setup = try await Self.makeSetup()
         defer { setup.remove() }
-        let server = try WopiServer.start(data: setup.data)
+        let server = try await WopiServer.start(data: setup.data)
         defer { server.stop() }
-        let empty = try WopiProcess.run(["locks", "list", "--data", setup.data.path])
+        let empty = try await WopiProcess.run(["locks", "list", "--data", setup.data.path])
         #expect(empty.exitCode == 0, "\(empty.stderr)")
         #expect(try Self.jsonArray(empty.stdout).isEmpty, "\(empty.stdout)")
 
-        #expect(try Self.lock(server, setup, "LOCK", "crashed-client").status == 200)
-        let listed = try Self.jsonArray(try WopiProcess.run(["locks", "list", "--data", setup.data.path]).stdout)
+        #expect(try await Self.lock(server, setup, "LOCK", "crashed-client").status == 200)
+        let listed = try Self.jsonArray(try await WopiProcess.run(["locks", "list", "--data", setup.data.path]).stdout)
         try #require(listed.count == 1)
         #expect(listed[0]["file"] as? String == setup.fileID)
         #expect(listed[0]["name"] as? String == "Plan.docx")
@@ -242,18 +242,18 @@ import Darwin
         #expect((listed[0]["expires"] as? String)?.hasSuffix("Z") == true)
         #expect(Set(listed[0].keys) == ["file", "name", "lock", "expires"])
 
-        #expect(try Self.lock(server, setup, "LOCK", "new-client").status == 409)
-        let broken = try WopiProcess.run(["locks", "break", setup.fileID, "--data", setup.data.path])
+        #expect(try await Self.lock(server, setup, "LOCK", "new-client").status == 409)
+        let broken = try await WopiProcess.run(["locks", "break", setup.fileID, "--data", setup.data.path])
         try #require(broken.exitCode == 0, "locks break: \(broken.stderr)")
         #expect(try Self.json(broken.stdout)["lock"] as? String == "crashed-client", "says whose lock it was: \(broken.stdout)")
-        #expect(try Self.lock(server, setup, "LOCK", "new-client").status == 200, "another client can lock after the break")
-        let relisted = try Self.jsonArray(try WopiProcess.run(["locks", "list", "--data", setup.data.path]).stdout)
+        #expect(try await Self.lock(server, setup, "LOCK", "new-client").status == 200, "another client can lock after the break")
+        let relisted = try Self.jsonArray(try await WopiProcess.run(["locks", "list", "--data", setup.data.path]).stdout)
         #expect(relisted.first?["lock"] as? String == "new-client")
 
-        #expect(try Self.lock(server, setup, "UNLOCK", "new-client").status == 200)
-        let nothing = try WopiProcess.run(["locks", "break", setup.fileID, "--data", setup.data.path])
+        #expect(try await Self.lock(server, setup, "UNLOCK", "new-client").status == 200)
+        let nothing = try await WopiProcess.run(["locks", "break", setup.fileID, "--data", setup.data.path])
         #expect(nothing.exitCode == 1 && nothing.stderr.contains("not locked"), "\(nothing.stderr)")
-        let bad = try WopiProcess.run(["locks", "break", "not-an-id!", "--data", setup.data.path])
+        let bad = try await WopiProcess.run(["locks", "break", "not-an-id!", "--data", setup.data.path])
         #expect(bad.exitCode == 2 && bad.stderrLines.count == 1, "\(bad.stderr)")
     }
 
@@ -261,33 +261,33 @@ import Darwin
 
     @Test("the audit log has one JSON line per change and refusal, with time, user, file and request id, and no secret; --log-format json logs JSON lines",
           .timeLimit(.minutes(2)))
-    func auditLog() throws {
-        let setup = try Self.makeSetup()
+    func auditLog() async throws {
+        let setup = try await Self.makeSetup()
         defer { setup.remove() }
         let audit = setup.data.deletingLastPathComponent().appendingPathComponent("audit.jsonl")
-        let server = try WopiServer.start(data: setup.data, extraArguments: ["--audit-log", audit.path, "--log-format", "json"])
+        let server = try await WopiServer.start(data: setup.data, extraArguments: ["--audit-log", audit.path, "--log-format", "json"])
         defer { server.stop() }
 
-        #expect(try Self.lock(server, setup, "LOCK", "audit-lock").status == 200)
-        #expect(try Self.lock(server, setup, "LOCK", "other-lock").status == 409)
-        #expect(try Self.put(server, setup, Data("saved body".utf8), lock: "audit-lock").status == 200)
-        #expect(try Self.lock(server, setup, "UNLOCK", "audit-lock").status == 200)
-        let rename = try RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)?\(setup.query)",
+        #expect(try await Self.lock(server, setup, "LOCK", "audit-lock").status == 200)
+        #expect(try await Self.lock(server, setup, "LOCK", "other-lock").status == 409)
+        #expect(try await Self.put(server, setup, Data("saved body".utf8), lock: "audit-lock").status == 200)
+        #expect(try await Self.lock(server, setup, "UNLOCK", "audit-lock").status == 200)
+        let rename = try await RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)?\(setup.query)",
                                                    ["X-WOPI-Override: RENAME_FILE", "X-WOPI-RequestedName: Renamed"])
         #expect(rename.status == 200, "\(rename)")
-        let share = try RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)?\(setup.query)",
+        let share = try await RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)?\(setup.query)",
                                                   ["X-WOPI-Override: GET_SHARE_URL", "X-WOPI-UrlType: ReadOnly"])
         #expect(share.status == 200, "\(share)")
         let shareURL = try #require(try Self.json(share.text)["ShareUrl"] as? String)
-        #expect(try RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)?access_token=nonsense").status == 401)
-        #expect(try Self.lock(server, setup, "LOCK", "left-behind").status == 200)
-        let broken = try WopiProcess.run(["locks", "break", setup.fileID, "--data", setup.data.path, "--audit-log", audit.path])
+        #expect(try await RawHTTPConnection.request(port: server.port, "GET", "\(setup.path)?access_token=nonsense").status == 401)
+        #expect(try await Self.lock(server, setup, "LOCK", "left-behind").status == 200)
+        let broken = try await WopiProcess.run(["locks", "break", setup.fileID, "--data", setup.data.path, "--audit-log", audit.path])
         #expect(broken.exitCode == 0, "\(broken.stderr)")
-        let history = try Self.jsonArray(try WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path]).stdout)
+        let history = try Self.jsonArray(try await WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path]).stdout)
         let first = try #require(history.last?["version"] as? String)
-        let restored = try WopiProcess.run(["files", "restore", setup.fileID, "--version", first, "--data", setup.data.path, "--audit-log", audit.path])
+        let restored = try await WopiProcess.run(["files", "restore", setup.fileID, "--version", first, "--data", setup.data.path, "--audit-log", audit.path])
         #expect(restored.exitCode == 0, "\(restored.stderr)")
-        let deleted = try RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)?\(setup.query)", ["X-WOPI-Override: DELETE"])
+        let deleted = try await RawHTTPConnection.request(port: server.port, "POST", "\(setup.path)?\(setup.query)", ["X-WOPI-Override: DELETE"])
         #expect(deleted.status == 200, "\(deleted)")
 
         let text = try String(contentsOf: audit, encoding: .utf8)
@@ -322,22 +322,22 @@ import Darwin
     // MARK: Graceful stop
 
     @Test("SIGTERM during a PutFile: the upload completes and is recorded, then the server exits 0", .timeLimit(.minutes(3)))
-    func drainOnSIGTERM() throws {
-        let setup = try Self.makeSetup()
+    func drainOnSIGTERM() async throws {
+        let setup = try await Self.makeSetup()
         defer { setup.remove() }
-        let server = try WopiServer.start(data: setup.data, extraArguments: ["--drain-timeout", "60"])
+        let server = try await WopiServer.start(data: setup.data, extraArguments: ["--drain-timeout", "60"])
         defer { server.stop() }
         let body = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-        #expect(try Self.lock(server, setup, "LOCK", "drain-lock").status == 200)
+        #expect(try await Self.lock(server, setup, "LOCK", "drain-lock").status == 200)
         let connection = try RawHTTPConnection(port: server.port)
-        connection.write(RawHTTPConnection.head("POST", "\(setup.path)/contents?\(setup.query)", ["X-WOPI-Override: PUT", "X-WOPI-Lock: drain-lock"],
+        try await connection.write(RawHTTPConnection.head("POST", "\(setup.path)/contents?\(setup.query)", ["X-WOPI-Override: PUT", "X-WOPI-Lock: drain-lock"],
                                                 contentLength: body.count))
-        connection.write(body.prefix(body.count / 2))
+        try await connection.write(body.prefix(body.count / 2))
         // Wait until the host is writing the upload, so the signal lands mid-request.
         let staging = setup.data.appendingPathComponent("blobs/.staging")
         var waited = 0
         while !server.isWriting(under: staging), waited < 600 {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
             waited += 1
         }
         try #require(server.isWriting(under: staging), "the upload never started")
@@ -345,49 +345,49 @@ import Darwin
         // Stopping means no new connections, while the one in flight is still served.
         var polls = 0
         while WopiServer.accepts(port: server.port), polls < 200 {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
             polls += 1
         }
         #expect(!WopiServer.accepts(port: server.port), "the listener is closed after SIGTERM")
-        connection.write(body.suffix(from: body.count / 2))
-        let response = try #require(connection.readResponse(), "no answer to the PutFile in flight")
+        try await connection.write(body.suffix(from: body.count / 2))
+        let response = try #require(try await connection.readResponse(), "no answer to the PutFile in flight")
         #expect(response.status == 200, "\(response)")
-        #expect(server.waitForExit() == 0, "exit status 0 after draining")
+        #expect(try await server.waitForExit() == 0, "exit status 0 after draining")
 
-        let history = try Self.jsonArray(try WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path]).stdout)
+        let history = try Self.jsonArray(try await WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path]).stdout)
         #expect(history.first?["size"] as? Int == body.count, "the PutFile in flight was recorded: \(history)")
         #expect(history.first?["version"] as? String == response.header("X-WOPI-ItemVersion"))
     }
 
     @Test("SIGTERM with an upload that never finishes: after --drain-timeout the server exits 0 and the file is unchanged",
           .timeLimit(.minutes(2)))
-    func drainTimeout() throws {
-        let setup = try Self.makeSetup()
+    func drainTimeout() async throws {
+        let setup = try await Self.makeSetup()
         defer { setup.remove() }
-        let server = try WopiServer.start(data: setup.data, extraArguments: ["--drain-timeout", "1"])
+        let server = try await WopiServer.start(data: setup.data, extraArguments: ["--drain-timeout", "1"])
         defer { server.stop() }
-        let before = try Self.checkFileInfo(server, setup)
-        #expect(try Self.lock(server, setup, "LOCK", "stalled-lock").status == 200)
+        let before = try await Self.checkFileInfo(server, setup)
+        #expect(try await Self.lock(server, setup, "LOCK", "stalled-lock").status == 200)
         let connection = try RawHTTPConnection(port: server.port)
-        connection.write(RawHTTPConnection.head("POST", "\(setup.path)/contents?\(setup.query)", ["X-WOPI-Override: PUT", "X-WOPI-Lock: stalled-lock"],
+        try await connection.write(RawHTTPConnection.head("POST", "\(setup.path)/contents?\(setup.query)", ["X-WOPI-Override: PUT", "X-WOPI-Lock: stalled-lock"],
                                                 contentLength: 1 << 20))
-        connection.write(Data(count: 1 << 19))
+        try await connection.write(Data(count: 1 << 19))
         var polls = 0
         while !server.isWriting(under: setup.data.appendingPathComponent("blobs/.staging")), polls < 600 {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
             polls += 1
         }
         #expect(server.signal(SIGTERM))
-        #expect(server.waitForExit(timeout: 60) == 0, "exit status 0 once the drain timeout has passed")
-        let history = try Self.jsonArray(try WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path]).stdout)
+        #expect(try await server.waitForExit(timeout: 60) == 0, "exit status 0 once the drain timeout has passed")
+        let history = try Self.jsonArray(try await WopiProcess.run(["files", "history", setup.fileID, "--data", setup.data.path]).stdout)
         #expect(history.count == 1 && history.first?["version"] as? String == before["Version"] as? String, "the cut-off upload changed nothing")
     }
 
     // MARK: Configuration
 
     @Test("serve options come from flags, then WOPI_* environment variables, then the --config file", .timeLimit(.minutes(3)))
-    func precedence() throws {
-        let setup = try Self.makeSetup()
+    func precedence() async throws {
+        let setup = try await Self.makeSetup()
         defer { setup.remove() }
         let filePort = try WopiServer.freePort(), envPort = try WopiServer.freePort(), flagPort = try WopiServer.freePort()
         let config = setup.data.deletingLastPathComponent().appendingPathComponent("serve.json")
@@ -397,48 +397,48 @@ import Darwin
 
         let fromFile = try WopiServer.launch(["--config", config.path])
         defer { fromFile.stop() }
-        try fromFile.waitUntilListening(port: filePort)
-        #expect(try RawHTTPConnection.request(port: filePort, "POST", "\(setup.path)?\(setup.query)",
+        try await fromFile.waitUntilListening(port: filePort)
+        #expect(try await RawHTTPConnection.request(port: filePort, "POST", "\(setup.path)?\(setup.query)",
                                               ["X-WOPI-Override: LOCK", "X-WOPI-Lock: size-check"]).status == 200)
-        let big = try RawHTTPConnection.request(port: filePort, "POST", "\(setup.path)/contents?\(setup.query)",
+        let big = try await RawHTTPConnection.request(port: filePort, "POST", "\(setup.path)/contents?\(setup.query)",
                                                 ["X-WOPI-Override: PUT", "X-WOPI-Lock: size-check"], body: Data(count: 2048))
         #expect(big.status == 413, "max-file-size 1K from the file applies: \(big)")
-        #expect(fromFile.stop() == 0)
+        #expect(try await offPool { fromFile.stop() } == 0)
 
         let fromEnvironment = try WopiServer.launch(["--config", config.path], environment: ["WOPI_PORT": String(envPort)])
         defer { fromEnvironment.stop() }
-        try fromEnvironment.waitUntilListening(port: envPort)
+        try await fromEnvironment.waitUntilListening(port: envPort)
         #expect(!WopiServer.accepts(port: filePort), "the environment wins over the file")
-        #expect(fromEnvironment.stop() == 0)
+        #expect(try await offPool { fromEnvironment.stop() } == 0)
 
         let fromFlag = try WopiServer.launch(["--config", config.path, "--port", String(flagPort)], environment: ["WOPI_PORT": String(envPort)])
         defer { fromFlag.stop() }
-        try fromFlag.waitUntilListening(port: flagPort)
+        try await fromFlag.waitUntilListening(port: flagPort)
         #expect(!WopiServer.accepts(port: envPort), "the flag wins over the environment")
-        #expect(fromFlag.stop() == 0)
+        #expect(try await offPool { fromFlag.stop() } == 0)
     }
 
     @Test("config check accepts a good file and names unknown keys and bad values with exit 2; serve refuses such a file", .timeLimit(.minutes(2)))
-    func configCheck() throws {
+    func configCheck() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let good = folder.appendingPathComponent("good.json")
         try Data(#"{"port": 8443, "host": "127.0.0.1", "max-file-size": "2G", "keep-versions": 5, "metrics-port": 9090, "log-format": "json", "ios-url-scheme": ["a-app", "b-app"]}"#.utf8).write(to: good)
-        let ok = try WopiProcess.run(["config", "check", "--config", good.path])
+        let ok = try await WopiProcess.run(["config", "check", "--config", good.path])
         #expect(ok.exitCode == 0, "\(ok.stderr)")
         #expect(ok.stdout.contains("ok: 7 settings"), "\(ok.stdout)")
 
         let bad = folder.appendingPathComponent("bad.json")
         try Data(#"{"prot": 8080, "port": 70000, "log-format": "xml"}"#.utf8).write(to: bad)
-        let refused = try WopiProcess.run(["config", "check", "--config", bad.path])
+        let refused = try await WopiProcess.run(["config", "check", "--config", bad.path])
         #expect(refused.exitCode == 2)
         #expect(refused.stderrLines.count == 1, "\(refused.stderr)")
         for word in ["prot", "port", "log-format"] { #expect(refused.stderr.contains("'\(word)'"), "names \(word): \(refused.stderr)") }
 
-        let serve = try WopiProcess.run(["serve", "--config", bad.path, "--data", folder.appendingPathComponent("data").path])
+        let serve = try await WopiProcess.run(["serve", "--config", bad.path, "--data", folder.appendingPathComponent("data").path])
         #expect(serve.exitCode == 2 && serve.stderrLines.count == 1, "\(serve.stderr)")
-        let missing = try WopiProcess.run(["config", "check", "--config", folder.appendingPathComponent("nope.json").path])
+        let missing = try await WopiProcess.run(["config", "check", "--config", folder.appendingPathComponent("nope.json").path])
         #expect(missing.exitCode == 2, "\(missing.stderr)")
     }
 }

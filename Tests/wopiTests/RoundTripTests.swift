@@ -47,12 +47,12 @@ import Testing
         return try #require(object as? [String: Any], "\(what) did not print a JSON object: \(result.stdout)")
     }
 
-    static func makeFixture(mode: String, serveArguments: [String] = []) throws -> Fixture {
+    static func makeFixture(mode: String, serveArguments: [String] = []) async throws -> Fixture {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-roundtrip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         let server: WopiServer
         do {
-            server = try WopiServer.start(data: data, extraArguments: [
+            server = try await WopiServer.start(data: data, extraArguments: [
                 "--office-client-id", clientID, "--office-client-secret", clientSecret, "--ios-url-scheme", appScheme,
             ] + serveArguments)
         } catch {
@@ -60,15 +60,15 @@ import Testing
             throw error
         }
         do {
-            let user = try json(try WopiProcess.run(["users", "add", username, "--password", password, "--data", data.path]), "users add")
+            let user = try json(try await WopiProcess.run(["users", "add", username, "--password", password, "--data", data.path]), "users add")
             let userID = try #require(user["id"] as? String)
             let document = data.appendingPathComponent("Quarterly report.docx")
             try original.write(to: document)
-            let file = try json(try WopiProcess.run(["files", "add", document.path, "--owner", username, "--data", data.path]), "files add")
+            let file = try json(try await WopiProcess.run(["files", "add", document.path, "--owner", username, "--data", data.path]), "files add")
             let fileID = try #require(file["id"] as? String)
             let wopiSrc = try #require(file["wopiSrc"] as? String)
             #expect(wopiSrc.hasPrefix(server.baseURL), "wopiSrc \(wopiSrc) does not point at \(server.baseURL)")
-            let link = try WopiProcess.run([
+            let link = try await WopiProcess.run([
                 "link", "--app", "word", "--mode", mode, "--wopi-src", wopiSrc, "--service", "WOPIKit", "--user", userID,
                 "--name", "Quarterly report.docx", "--source", "app", "--passback", passbackScheme, "--context", context,
             ])
@@ -118,8 +118,8 @@ import Testing
     }
 
     /// `wopi parse` of the printed passback: a passback to our scheme, nothing pending, the original context.
-    static func checkPassback(_ line: String, _ fixture: Fixture) throws {
-        let parsed = try json(try WopiProcess.run(["parse", line]), "parse")
+    static func checkPassback(_ line: String, _ fixture: Fixture) async throws {
+        let parsed = try json(try await WopiProcess.run(["parse", line]), "parse")
         #expect(parsed["kind"] as? String == "passback")
         #expect(parsed["scheme"] as? String == passbackScheme)
         #expect(parsed["uploadPending"] as? Bool == false)
@@ -134,7 +134,7 @@ import Testing
     @Test("edit with app-to-app sign-in through `wopi app-signin`: the new content is stored, Version changed, unlocked",
           .timeLimit(.minutes(5)))
     func editWithAppToAppSignIn() async throws {
-        let fixture = try Self.makeFixture(mode: "edit")
+        let fixture = try await Self.makeFixture(mode: "edit")
         defer { fixture.stop() }
         let before = try await Self.stored(fixture)
         let replacement = fixture.data.appendingPathComponent("new-content.bin")
@@ -154,7 +154,7 @@ import Testing
         }
         #expect(!output.contains { $0.contains("Web sign-in") })
         let last = try #require(output.last)
-        try Self.checkPassback(last, fixture)
+        try await Self.checkPassback(last, fixture)
 
         let after = try await Self.stored(fixture)
         #expect(after.content == newContent)
@@ -165,7 +165,7 @@ import Testing
     @Test("edit with web sign-in: the simulator's deterministic change is stored, Version changed, unlocked",
           .timeLimit(.minutes(5)))
     func editWithWebSignIn() async throws {
-        let fixture = try Self.makeFixture(mode: "edit")
+        let fixture = try await Self.makeFixture(mode: "edit")
         defer { fixture.stop() }
         let before = try await Self.stored(fixture)
 
@@ -176,7 +176,7 @@ import Testing
         #expect(run.exitCode == 0, "simulate failed:\n\(run.stdout)\n\(run.stderr)\nserver log:\n\(fixture.server.log)")
         let output = Self.lines(run.stdout)
         #expect(output.contains { $0.hasPrefix("[ok]   Web sign-in:") }, "no web sign-in line in:\n\(run.stdout)")
-        try Self.checkPassback(try #require(output.last), fixture)
+        try await Self.checkPassback(try #require(output.last), fixture)
 
         let after = try await Self.stored(fixture)
         #expect(after.content.starts(with: Self.original) && after.content.count > Self.original.count)
@@ -188,7 +188,7 @@ import Testing
     @Test("the issue's minimal form works when the host and the simulator share WOPI_OFFICE_CLIENT_ID / _SECRET",
           .timeLimit(.minutes(5)))
     func minimalFormWithSharedEnvironment() async throws {
-        let fixture = try Self.makeFixture(mode: "edit")
+        let fixture = try await Self.makeFixture(mode: "edit")
         defer { fixture.stop() }
         let before = try await Self.stored(fixture)
         let environment = ["WOPI_OFFICE_CLIENT_ID": Self.clientID, "WOPI_OFFICE_CLIENT_SECRET": Self.clientSecret]
@@ -196,7 +196,7 @@ import Testing
                                        "--username", Self.username, "--password", Self.password],
                                       environment: environment, timeout: 180)
         #expect(run.exitCode == 0, "simulate failed:\n\(run.stdout)\n\(run.stderr)")
-        try Self.checkPassback(try #require(Self.lines(run.stdout).last), fixture)
+        try await Self.checkPassback(try #require(Self.lines(run.stdout).last), fixture)
         #expect(try await Self.stored(fixture).version != before.version)
 
         // Without the shared registration the token exchange is refused, and the simulator says where.
@@ -210,7 +210,7 @@ import Testing
 
     @Test("view mode takes no lock and writes nothing; --json prints one object per step", .timeLimit(.minutes(5)))
     func viewMode() async throws {
-        let fixture = try Self.makeFixture(mode: "view")
+        let fixture = try await Self.makeFixture(mode: "view")
         defer { fixture.stop() }
         let before = try await Self.stored(fixture)
 
@@ -228,7 +228,7 @@ import Testing
         #expect(outcomes["lock"] == "skipped" && outcomes["put-file"] == "skipped" && outcomes["unlock"] == "skipped")
         #expect(outcomes["get-file"] == "passed" && outcomes["refresh-lock-probe"] == "passed" && outcomes["web-signin"] == "passed")
         let passback = try #require(objects.last?["passback"] as? String)
-        try Self.checkPassback(passback, fixture)
+        try await Self.checkPassback(passback, fixture)
 
         let after = try await Self.stored(fixture)
         #expect(after.content == Self.original)
@@ -238,7 +238,7 @@ import Testing
 
     @Test("a wrong password stops at web sign-in: exit 1, the step and the host's answer on stderr", .timeLimit(.minutes(5)))
     func wrongPassword() async throws {
-        let fixture = try Self.makeFixture(mode: "edit")
+        let fixture = try await Self.makeFixture(mode: "edit")
         defer { fixture.stop() }
         let run = try await WopiProcess.run([
             "simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper, "--username", Self.username, "--password", "not-the-password",
@@ -252,7 +252,7 @@ import Testing
     }
 
     @Test("invalid input exits 2 with one line on stderr")
-    func invalidInput() throws {
+    func invalidInput() async throws {
         let cases: [([String], String)] = [
             (["simulate", "not a uri", "--bootstrapper", "http://127.0.0.1:1/wopibootstrapper", "--username", "a", "--password", "b"], "invoke URI"),
             (["simulate", "ms-word:ofe|u|http://127.0.0.1:1/wopi/files/x|d|S|e|U|n|a.docx|a|App", "--bootstrapper", "ftp://x",
@@ -265,7 +265,7 @@ import Testing
               "http://127.0.0.1:1/wopibootstrapper", "--username", "a", "--password", "b"], "a.xlsx"),
         ]
         for (arguments, mentioned) in cases {
-            let run = try WopiProcess.run(arguments)
+            let run = try await WopiProcess.run(arguments)
             #expect(run.exitCode == 2, "\(arguments): exit \(run.exitCode), stderr \(run.stderr)")
             #expect(run.stderrLines.count == 1 && run.stderr.contains(mentioned), "\(arguments): stderr \(run.stderr)")
         }

@@ -41,7 +41,7 @@ struct S3CLITests {
 
     @Test("files add and serve keep bodies in the bucket; GetFile streams them back; WOPI_BLOBS works too", .timeLimit(.minutes(3)))
     func roundTrip() async throws {
-        let server = try SeaweedFSTestServer.shared()
+        let server = try await offPool { try SeaweedFSTestServer.shared() }
         let blobs = try await Self.makeBucket(on: server)
         let work = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
@@ -79,7 +79,7 @@ struct S3CLITests {
 
     @Test("A wrong secret: serve and an admin command refuse to start with one line naming it, exit 2")
     func badCredentials() async throws {
-        let server = try SeaweedFSTestServer.shared()
+        let server = try await offPool { try SeaweedFSTestServer.shared() }
         let blobs = try await Self.makeBucket(on: server)
         let work = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
@@ -103,7 +103,7 @@ struct S3CLITests {
 
     @Test("No credentials, an unreachable endpoint, a wrong region, a malformed URL: one line each, exit 2, within seconds")
     func refusalsAtStart() async throws {
-        let server = try SeaweedFSTestServer.shared()
+        let server = try await offPool { try SeaweedFSTestServer.shared() }
         let blobs = try await Self.makeBucket(on: server)
         let work = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: work) }
@@ -139,7 +139,7 @@ struct S3CLITests {
 
     @Test("The object store lost while serving: /health/ready says 503 within seconds, and 200 while it works", .timeLimit(.minutes(3)))
     func endpointLost() async throws {
-        let server = try SeaweedFSTestServer.startPrivate()
+        let server = try await offPool { try SeaweedFSTestServer.startPrivate() }
         defer { server.stop() }
         let blobs = try await Self.makeBucket(on: server)
         let work = Self.temporaryFolder()
@@ -149,7 +149,7 @@ struct S3CLITests {
                                          environment: Self.environment(server))
         defer { host.stop() }
         try await Self.waitUntilReady(port: port, host: host)
-        server.stop()
+        try await offPool { server.stop() }
         let started = Date()
         let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health/ready"), timeout: .seconds(30))
         let text = String(buffer: try await response.body.collect(upTo: 1 << 16))

@@ -24,7 +24,7 @@ import Testing
 
     @Test("every scenario passes against wopi serve with the web sign-in", .timeLimit(.minutes(10)))
     func allScenariosAgainstWopiServe() async throws {
-        let fixture = try RoundTripTests.makeFixture(mode: "edit")
+        let fixture = try await RoundTripTests.makeFixture(mode: "edit")
         defer { fixture.stop() }
         let run = try await Self.run([
             "simulate", fixture.invokeURI, "--bootstrapper", fixture.bootstrapper, "--username", RoundTripTests.username,
@@ -57,7 +57,7 @@ import Testing
 
     @Test("--access-token skips the sign-in against wopi serve; browse and token-refresh are skipped", .timeLimit(.minutes(10)))
     func accessTokenAgainstWopiServe() async throws {
-        let fixture = try RoundTripTests.makeFixture(mode: "edit")
+        let fixture = try await RoundTripTests.makeFixture(mode: "edit")
         defer { fixture.stop() }
         let token = try RoundTripTests.json(try await Self.run(["token", "--user", RoundTripTests.username, "--file", fixture.fileID,
                                                                 "--data", fixture.data.path], timeout: 60), "token")

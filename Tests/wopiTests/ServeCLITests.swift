@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -40,7 +41,7 @@ import Glibc
             let body = try await response.body.collect(upTo: 8 << 20)
             #expect(body.readableBytesView.starts(with: [0x50, 0x4B, 0x03, 0x04]), "the .\(kind) sample is a ZIP package (OOXML)")
         }
-        #expect(server.stop(signal: SIGINT) == 0, "SIGINT stops the server with exit status 0")
+        #expect(try await offPool { server.stop(signal: SIGINT) } == 0, "SIGINT stops the server with exit status 0")
 
         let again = try await WopiServer.start(data: data)
         #expect(!again.log.contains("Created the demo user"), "a data folder with users is left as it is")
@@ -48,7 +49,7 @@ import Glibc
                 "every start names the web front and its demo user: \(again.log)")
         let users = try await WopiProcess.run(["users", "list", "--data", data.path])
         #expect(users.stdout.split(separator: "\n").count == 1)
-        #expect(again.stop(signal: SIGTERM) == 0, "SIGTERM stops the server with exit status 0")
+        #expect(try await offPool { again.stop(signal: SIGTERM) } == 0, "SIGTERM stops the server with exit status 0")
     }
 
     @Test("--event-loops (or WOPI_EVENT_LOOPS) sets how many threads serve connections; a count out of range is exit 2",
@@ -61,15 +62,15 @@ import Glibc
             let port = try WopiServer.freePort()
             let server = try WopiServer.launch(["--port", String(port), "--data", data.path] + arguments, environment: environment)
             defer { server.stop() }
-            try server.waitUntilListening(port: port)
-            let health = try RawHTTPConnection.request(port: port, "GET", "/health")
+            try await server.waitUntilListening(port: port)
+            let health = try await RawHTTPConnection.request(port: port, "GET", "/health")
             #expect(health.status == 200)
             #if os(Linux)
             // NIO names the threads of a group it creates NIO-ELT-<group>-#<n>; its shared singleton's are NIO-SGLTN-….
             let loops = server.threadNames().filter { $0.hasPrefix("NIO-ELT-") }
             #expect(loops.count == expected, "\(arguments) \(environment): \(server.threadNames())")
             #endif
-            #expect(server.stop() == 0)
+            #expect(try await offPool { server.stop() } == 0)
         }
 
         for count in ["0", "257", "two"] {

@@ -8,30 +8,30 @@ import Testing
         return try #require(object as? [String: Any], "not a JSON object: \(text)")
     }
 
-    @Test func linkPrintsTheSeedExamplesByteForByte() throws {
-        let edit = try WopiProcess.run(["link", "--app", "word", "--mode", "edit", "--url", "https://contoso/Q4/budget.docx",
+    @Test func linkPrintsTheSeedExamplesByteForByte() async throws {
+        let edit = try await WopiProcess.run(["link", "--app", "word", "--mode", "edit", "--url", "https://contoso/Q4/budget.docx",
                                         "--passback", "clouddrive", "--context", "folderviewQ4"])
         #expect(edit.exitCode == 0)
         #expect(edit.stdout == "ms-word:ofe|u|https://contoso/Q4/budget.docx|p|clouddrive|c|folderviewQ4\n")
         #expect(edit.stderr.isEmpty)
-        let wopi = try WopiProcess.run(["link", "--app", "word", "--mode", "edit", "--wopi-src", "https://contoso/wopi/file/12312",
+        let wopi = try await WopiProcess.run(["link", "--app", "word", "--mode", "edit", "--wopi-src", "https://contoso/wopi/file/12312",
                                         "--service", "Contoso", "--user", "a3243d", "--name", "document1.docx", "--source", "app"])
         #expect(wopi.exitCode == 0)
         #expect(wopi.stdout == "ms-word:ofe|u|https://contoso/wopi/file/12312|d|Contoso|e|a3243d|n|document1.docx|a|App\n")
     }
 
-    @Test func linkNewFromTemplateAndEncodedForm() throws {
-        let nft = try WopiProcess.run(["link", "--app", "excel", "--mode", "new-from-template", "--url", "https://contoso/t/b.xltx",
+    @Test func linkNewFromTemplateAndEncodedForm() async throws {
+        let nft = try await WopiProcess.run(["link", "--app", "excel", "--mode", "new-from-template", "--url", "https://contoso/t/b.xltx",
                                        "--save-location", "https://contoso/Q4", "--percent-encoded"])
         #expect(nft.exitCode == 0)
         #expect(nft.stdout == "ms-excel:nft%7Cu%7Chttps%3A//contoso/t/b.xltx%7Cs%7Chttps://contoso/Q4\n")
-        let long = try WopiProcess.run(["link", "--app", "excel", "--url", "https://contoso/" + String(repeating: "x", count: 220)])
+        let long = try await WopiProcess.run(["link", "--app", "excel", "--url", "https://contoso/" + String(repeating: "x", count: 220)])
         #expect(long.exitCode == 0)
         #expect(long.stderr.hasPrefix("warning: "))
     }
 
-    @Test func parseReportsEachKindWithTheIssuesFieldNames() throws {
-        let invoke = try Self.json(WopiProcess.run(["parse", "ms-word:ofe%7Cu%7Chttps%3A//contoso/wopi/file/12312%7Cd%7CContoso%7Ce%7Ca3243d%7Cn%7Cdocument1.docx%7Ca%7CApp%7Cp%7Cclouddrive%7Cc%7Cfolder%2520Q4%7Cx%7C1"]).stdout)
+    @Test func parseReportsEachKindWithTheIssuesFieldNames() async throws {
+        let invoke = try await Self.json(WopiProcess.run(["parse", "ms-word:ofe%7Cu%7Chttps%3A//contoso/wopi/file/12312%7Cd%7CContoso%7Ce%7Ca3243d%7Cn%7Cdocument1.docx%7Ca%7CApp%7Cp%7Cclouddrive%7Cc%7Cfolder%2520Q4%7Cx%7C1"]).stdout)
         #expect(invoke["kind"] as? String == "invoke")
         #expect(invoke["app"] as? String == "word" && invoke["scheme"] as? String == "ms-word" && invoke["mode"] as? String == "edit")
         #expect(invoke["url"] as? String == "https://contoso/wopi/file/12312")
@@ -41,31 +41,31 @@ import Testing
         let extra = try #require(invoke["extra"] as? [[String: String]])
         #expect(extra == [["descriptor": "x", "value": "1"]])
 
-        let nft = try Self.json(WopiProcess.run(["parse", "ms-word:nft|u|https://h/t.dotx|s|https://h/docs"]).stdout)
+        let nft = try await Self.json(WopiProcess.run(["parse", "ms-word:nft|u|https://h/t.dotx|s|https://h/docs"]).stdout)
         #expect(nft["mode"] as? String == "new-from-template" && nft["saveLocation"] as? String == "https://h/docs")
 
-        let back = try Self.json(WopiProcess.run(["parse", "clouddrive:ofe|u|https://contoso/Q4/budget.docx|z|yes|c|folderviewQ4"]).stdout)
+        let back = try await Self.json(WopiProcess.run(["parse", "clouddrive:ofe|u|https://contoso/Q4/budget.docx|z|yes|c|folderviewQ4"]).stdout)
         #expect(back["kind"] as? String == "passback" && back["scheme"] as? String == "clouddrive" && back["mode"] as? String == "edit")
         #expect(back["url"] as? String == "https://contoso/Q4/budget.docx" && back["uploadPending"] as? Bool == true)
         #expect(back["context"] as? String == "folderviewQ4")
 
-        let request = try Self.json(WopiProcess.run(["parse", "Contoso:client_id=abcdefg&response_type=code&scope=wopi&rs=enUS&build=16.1.1234&platform=iOS&app=word&action=76d173ad"]).stdout)
+        let request = try await Self.json(WopiProcess.run(["parse", "Contoso:client_id=abcdefg&response_type=code&scope=wopi&rs=enUS&build=16.1.1234&platform=iOS&app=word&action=76d173ad"]).stdout)
         #expect(request["kind"] as? String == "signInRequest" && request["scheme"] as? String == "Contoso")
         #expect(request["clientId"] as? String == "abcdefg" && request["responseType"] as? String == "code" && request["scope"] as? String == "wopi")
         #expect(request["culture"] as? String == "enUS" && request["build"] as? String == "16.1.1234" && request["platform"] as? String == "iOS")
         #expect(request["officeApp"] as? String == "word" && request["action"] as? String == "76d173ad")
 
-        let response = try Self.json(WopiProcess.run(["parse", "ms-word-tp:code=abcdefg&tk=https%3A%2F%2Fcontoso.com%2Ftoken&sc=xyz&action=76d173ad"]).stdout)
+        let response = try await Self.json(WopiProcess.run(["parse", "ms-word-tp:code=abcdefg&tk=https%3A%2F%2Fcontoso.com%2Ftoken&sc=xyz&action=76d173ad"]).stdout)
         #expect(response["kind"] as? String == "signInResponse" && response["scheme"] as? String == "ms-word-tp")
         #expect(response["code"] as? String == "abcdefg" && response["tokenEndpoint"] as? String == "https://contoso.com/token")
         #expect(response["sessionContext"] as? String == "xyz" && response["action"] as? String == "76d173ad")
 
-        let failed = try Self.json(WopiProcess.run(["parse", "ms-excel-tp:error=access_denied&error_description=no%20way&error_uri=https%3A%2F%2Fc%2Fe&action=a"]).stdout)
+        let failed = try await Self.json(WopiProcess.run(["parse", "ms-excel-tp:error=access_denied&error_description=no%20way&error_uri=https%3A%2F%2Fc%2Fe&action=a"]).stdout)
         #expect(failed["error"] as? String == "access_denied" && failed["errorDescription"] as? String == "no way")
         #expect(failed["errorUri"] as? String == "https://c/e" && failed["code"] == nil)
     }
 
-    @Test func doctorExitCodes() throws {
+    @Test func doctorExitCodes() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-doctor-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -75,18 +75,18 @@ import Testing
                                    "CFBundleURLTypes": [["CFBundleURLSchemes": ["clouddrive", "contoso"]]]]
         let goodURL = directory.appendingPathComponent("Good.plist")
         try PropertyListSerialization.data(fromPropertyList: good, format: .binary, options: 0).write(to: goodURL)
-        let clean = try WopiProcess.run(["doctor", goodURL.path, "--passback", "clouddrive", "--sign-in-scheme", "contoso"])
+        let clean = try await WopiProcess.run(["doctor", goodURL.path, "--passback", "clouddrive", "--sign-in-scheme", "contoso"])
         #expect(clean.exitCode == 0, "\(clean.stdout)")
 
         let bad: [String: Any] = ["LSApplicationQueriesSchemes": ["ms-word"]]
         let badURL = directory.appendingPathComponent("Bad.plist")
         try PropertyListSerialization.data(fromPropertyList: bad, format: .xml, options: 0).write(to: badURL)
-        let dirty = try WopiProcess.run(["doctor", badURL.path, "--passback", "clouddrive", "--sign-in-scheme", "contoso"])
+        let dirty = try await WopiProcess.run(["doctor", badURL.path, "--passback", "clouddrive", "--sign-in-scheme", "contoso"])
         #expect(dirty.exitCode == 1)
         #expect(dirty.stdout.contains("ms-word-wopi-support-1605") && dirty.stdout.contains("fix:"))
         #expect(dirty.stdout.contains("'clouddrive'") && dirty.stdout.contains("'contoso'"))
 
-        let missing = try WopiProcess.run(["doctor", directory.appendingPathComponent("nope.plist").path])
+        let missing = try await WopiProcess.run(["doctor", directory.appendingPathComponent("nope.plist").path])
         #expect(missing.exitCode == 2 && missing.stderrLines.count == 1)
     }
 
@@ -102,15 +102,15 @@ import Testing
         (["link", "--app", "wordpad", "--url", "https://h/a"], "wordpad"),
         (["link", "--app", "word", "--mode", "print", "--url", "https://h/a"], "print"),
     ])
-    func invalidInputExitsTwoWithOneLine(arguments: [String], mentions: String) throws {
-        let result = try WopiProcess.run(arguments)
+    func invalidInputExitsTwoWithOneLine(arguments: [String], mentions: String) async throws {
+        let result = try await WopiProcess.run(arguments)
         #expect(result.exitCode == 2, "\(arguments)")
         #expect(result.stderrLines.count == 1, "\(result.stderr)")
         #expect(result.stderr.contains(mentions), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func parseSurvivesRandomInput() throws {
+    @Test func parseSurvivesRandomInput() async throws {
         var rng = SplitMix(seed: 0x5EED)
         let alphabet = Array("|%:/&=?#ofevntuzcpdsa-_.~ 0123456789ABCDEFxyzä€中\"'\\\t")
         let prefixes = ["ms-word:", "ms-word:ofe|", "ms-word:ofe%7C", "ms-excel:https://", "clouddrive:ofe|u|", "contoso:client_id=",
@@ -120,7 +120,7 @@ import Testing
             let body = String((0..<length).map { _ in alphabet.randomElement(using: &rng)! })
             let input = prefixes.randomElement(using: &rng)! + body
             // `--` keeps inputs starting with '-' from being read as options.
-            let result = try WopiProcess.run(["parse", "--", input], timeout: 20)
+            let result = try await WopiProcess.run(["parse", "--", input], timeout: 20)
             #expect(result.exitCode == 0 || result.exitCode == 2, "input \(input.debugDescription): \(result.stderr)")
             if result.exitCode == 0 {
                 #expect((try? Self.json(result.stdout))?["kind"] != nil, "input \(input.debugDescription)")

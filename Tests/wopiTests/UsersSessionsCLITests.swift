@@ -7,8 +7,8 @@ import Testing
 struct UsersSessionsCLITests {
     static let userAgent = "SessionsCLITest/2.0 (raw HTTP)"
 
-    func run(_ arguments: [String], _ setup: OperationsCLITests.Setup) throws -> WopiProcess.Result {
-        try WopiProcess.run(arguments + ["--data", setup.data.path])
+    func run(_ arguments: [String], _ setup: OperationsCLITests.Setup) async throws -> WopiProcess.Result {
+        try await WopiProcess.run(arguments + ["--data", setup.data.path])
     }
 
     /// The value of the cookie `name` a response sets, if any.
@@ -22,14 +22,14 @@ struct UsersSessionsCLITests {
 
     /// Signs `alice` in to the web front as a browser would: the form, its CSRF cookie, the post. Returns the session
     /// cookie, or `nil` when the host refused the password.
-    static func signIn(_ server: WopiServer, password: String = OperationsCLITests.password) throws -> String? {
-        let form = try RawHTTPConnection.request(port: server.port, "GET", "/")
+    static func signIn(_ server: WopiServer, password: String = OperationsCLITests.password) async throws -> String? {
+        let form = try await RawHTTPConnection.request(port: server.port, "GET", "/")
         let csrfCookie = try #require(setCookie("wopi_web_csrf", in: form), "\(form)")
         let field = try #require(form.text.range(of: "name=\"csrf\" value=\""))
         let csrf = String(form.text[field.upperBound...].prefix { $0 != "\"" })
         let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
         let body = Data("csrf=\(escape(csrf))&username=alice&password=\(escape(password))".utf8)
-        let signedIn = try RawHTTPConnection.request(port: server.port, "POST", "/signin", [
+        let signedIn = try await RawHTTPConnection.request(port: server.port, "POST", "/signin", [
             "Cookie: wopi_web_csrf=\(csrfCookie)", "Content-Type: application/x-www-form-urlencoded", "User-Agent: \(userAgent)",
         ], body: body)
         guard signedIn.status == 303 else { return nil }
@@ -37,26 +37,26 @@ struct UsersSessionsCLITests {
         return session
     }
 
-    static func home(_ server: WopiServer, session: String) throws -> String {
-        try RawHTTPConnection.request(port: server.port, "GET", "/", ["Cookie: wopi_session=\(session)"]).text
+    static func home(_ server: WopiServer, session: String) async throws -> String {
+        try await RawHTTPConnection.request(port: server.port, "GET", "/", ["Cookie: wopi_session=\(session)"]).text
     }
 
     @Test("Sessions are listed without their secret, ended by sign-out on the running host, and bad input exits 2", .timeLimit(.minutes(5)))
-    func listAndSignOut() throws {
-        let setup = try OperationsCLITests.makeSetup()
+    func listAndSignOut() async throws {
+        let setup = try await OperationsCLITests.makeSetup()
         defer { setup.remove() }
-        let server = try WopiServer.start(data: setup.data)
+        let server = try await WopiServer.start(data: setup.data)
         defer { server.stop() }
 
-        let none = try run(["users", "sessions", "alice"], setup)
+        let none = try await run(["users", "sessions", "alice"], setup)
         #expect(none.exitCode == 0, "\(none.stderr)")
         #expect(none.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
 
-        let first = try #require(try Self.signIn(server))
-        let second = try #require(try Self.signIn(server))
-        #expect(try Self.home(server, session: first).contains("id=\"listing\""))
+        let first = try #require(try await Self.signIn(server))
+        let second = try #require(try await Self.signIn(server))
+        #expect(try await Self.home(server, session: first).contains("id=\"listing\""))
 
-        let listed = try run(["users", "sessions", "alice"], setup)
+        let listed = try await run(["users", "sessions", "alice"], setup)
         #expect(listed.exitCode == 0, "\(listed.stderr)")
         let rows = try OperationsCLITests.jsonArray(listed.stdout)
         #expect(rows.count == 2)
@@ -73,55 +73,55 @@ struct UsersSessionsCLITests {
 
         // Bad input: one line naming the problem, exit 2, nothing ended.
         for arguments in [["users", "sessions", "nobody"], ["users", "sign-out", "nobody"]] {
-            let refused = try run(arguments, setup)
+            let refused = try await run(arguments, setup)
             #expect(refused.exitCode == 2, "\(arguments): exit \(refused.exitCode)")
             #expect(refused.stderrLines.count == 1 && refused.stderr.contains("nobody"), "\(refused.stderr)")
         }
-        let missing = try run(["users", "sign-out"], setup)
+        let missing = try await run(["users", "sign-out"], setup)
         #expect(missing.exitCode == 2 && missing.stderr.contains("name"), "\(missing.stderr)")
-        #expect(try Self.home(server, session: second).contains("id=\"listing\""), "still signed in")
+        #expect(try await Self.home(server, session: second).contains("id=\"listing\""), "still signed in")
 
-        let ended = try run(["users", "sign-out", "alice"], setup)
+        let ended = try await run(["users", "sign-out", "alice"], setup)
         #expect(ended.exitCode == 0, "\(ended.stderr)")
         let result = try OperationsCLITests.json(ended.stdout)
         #expect(result["user"] as? String == "alice" && result["ended"] as? Int == 2)
 
         // The running host sees it at once: both browsers get the sign-in form.
         for session in [first, second] {
-            let page = try Self.home(server, session: session)
+            let page = try await Self.home(server, session: session)
             #expect(page.contains("id=\"signin\"") && !page.contains("id=\"listing\""))
         }
-        #expect(try run(["users", "sessions", "alice"], setup).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
-        let again = try OperationsCLITests.json(try run(["users", "sign-out", "alice"], setup).stdout)
+        #expect(try await run(["users", "sessions", "alice"], setup).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        let again = try OperationsCLITests.json(try await run(["users", "sign-out", "alice"], setup).stdout)
         #expect(again["ended"] as? Int == 0)
 
-        let audit = try run(["audit", "list", "--event", "sessions.ended"], setup)
+        let audit = try await run(["audit", "list", "--event", "sessions.ended"], setup)
         #expect(audit.exitCode == 0, "\(audit.stderr)")
         let events = audit.stdout.split(separator: "\n").compactMap { try? OperationsCLITests.json(String($0)) }
         #expect(events.first?["user"] as? String == "alice" && events.first?["count"] as? String == "2" && events.first?["via"] as? String == "cli")
     }
 
     @Test("A new password signs the user out of every browser; the old one no longer signs in", .timeLimit(.minutes(5)))
-    func newPassword() throws {
-        let setup = try OperationsCLITests.makeSetup()
+    func newPassword() async throws {
+        let setup = try await OperationsCLITests.makeSetup()
         defer { setup.remove() }
-        let server = try WopiServer.start(data: setup.data)
+        let server = try await WopiServer.start(data: setup.data)
         defer { server.stop() }
-        let session = try #require(try Self.signIn(server))
+        let session = try #require(try await Self.signIn(server))
 
-        let short = try run(["users", "passwd", "alice", "--password", "short"], setup)
+        let short = try await run(["users", "passwd", "alice", "--password", "short"], setup)
         #expect(short.exitCode == 2 && short.stderr.contains("8 characters"), "\(short.stderr)")
-        let unknown = try run(["users", "passwd", "nobody", "--password", "new-password-99"], setup)
+        let unknown = try await run(["users", "passwd", "nobody", "--password", "new-password-99"], setup)
         #expect(unknown.exitCode == 2 && unknown.stderrLines.count == 1 && unknown.stderr.contains("nobody"), "\(unknown.stderr)")
-        #expect(try Self.home(server, session: session).contains("id=\"listing\""), "bad input changed nothing")
+        #expect(try await Self.home(server, session: session).contains("id=\"listing\""), "bad input changed nothing")
 
-        let changed = try run(["users", "passwd", "alice", "--password", "new-password-99"], setup)
+        let changed = try await run(["users", "passwd", "alice", "--password", "new-password-99"], setup)
         #expect(changed.exitCode == 0, "\(changed.stderr)")
         let result = try OperationsCLITests.json(changed.stdout)
         #expect(result["user"] as? String == "alice" && result["sessionsEnded"] as? Int == 1)
-        #expect(try Self.home(server, session: session).contains("id=\"signin\""), "the old session ended")
-        #expect(try Self.signIn(server) == nil, "the old password is refused")
-        let again = try #require(try Self.signIn(server, password: "new-password-99"))
-        #expect(try Self.home(server, session: again).contains("id=\"listing\""))
+        #expect(try await Self.home(server, session: session).contains("id=\"signin\""), "the old session ended")
+        #expect(try await Self.signIn(server) == nil, "the old password is refused")
+        let again = try #require(try await Self.signIn(server, password: "new-password-99"))
+        #expect(try await Self.home(server, session: again).contains("id=\"listing\""))
     }
 }

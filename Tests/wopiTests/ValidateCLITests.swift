@@ -193,7 +193,7 @@ import WOPIValidator
         let out = Pipe()
         process.standardOutput = out
         try process.run()
-        let stdout = await Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
+        let stdout = try await offPool { out.fileHandleForReading.readDataToEndOfFile() }
         process.waitUntilExit()
         let status = try String(contentsOf: folder.appendingPathComponent("status"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         return (Int32(status) ?? -1, String(decoding: stdout, as: UTF8.self),

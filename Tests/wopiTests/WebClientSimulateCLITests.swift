@@ -35,7 +35,7 @@ import Testing
             Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: Self.officeDiscovery)))
         }
         try await LoopbackServer.serve(router, label: "discovery") { base in
-            let fixture = try RoundTripTests.makeFixture(mode: "edit", serveArguments: [
+            let fixture = try await RoundTripTests.makeFixture(mode: "edit", serveArguments: [
                 "--wopi-client", "collabora=\(base.absoluteString)/collabora/hosting/discovery",
                 "--wopi-client", "office=\(base.absoluteString)/office/hosting/discovery",
             ] + serveArguments)
@@ -65,7 +65,7 @@ import Testing
             #expect(anonymous.exitCode == 1)
             #expect(try Self.objects(anonymous).last?["step"] as? String == "host-page", "\(anonymous.stdout)")
 
-            let session = try #require(try UsersSessionsCLITests.signIn(fixture.server, password: RoundTripTests.password))
+            let session = try #require(try await UsersSessionsCLITests.signIn(fixture.server, password: RoundTripTests.password))
             let collabora = try await WopiProcess.run(["simulate", "--client", "collabora", "--host-page", hostPage,
                                                        "--host-page-cookie", "wopi_session=\(session)", "--json"])
             #expect(collabora.exitCode == 0, "\(collabora.stdout)\n\(collabora.stderr)\n\(fixture.server.log)")

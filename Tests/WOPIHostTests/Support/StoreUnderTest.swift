@@ -21,15 +21,15 @@ struct StoreUnderTest: Sendable {
     let databaseURL: PostgresDatabaseURL?
 
     /// New, empty storage of `kind`: a data folder of its own, and for PostgreSQL a database of its own.
-    static func make(_ kind: StoreKind) throws -> StoreUnderTest {
+    static func make(_ kind: StoreKind) async throws -> StoreUnderTest {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-store-\(UUID().uuidString)", isDirectory: true)
-        let databaseURL = kind == .postgresql ? try PostgresDatabaseURL(parsing: try PostgresTestServer.shared().makeDatabase()) : nil
+        let databaseURL = kind == .postgresql ? try PostgresDatabaseURL(parsing: try await offPool { try PostgresTestServer.shared().makeDatabase() }) : nil
         return StoreUnderTest(kind: kind, data: data, databaseURL: databaseURL)
     }
 
     /// Runs `body` on new, empty storage of `kind`, then closes everything and removes its files.
     static func with<T: Sendable>(_ kind: StoreKind, _ body: (StoreUnderTest, HostStorage) async throws -> T) async throws -> T {
-        let subject = try make(kind)
+        let subject = try await make(kind)
         defer { try? FileManager.default.removeItem(at: subject.data) }
         return try await subject.open().closing { try await body(subject, $0) }
     }
@@ -37,7 +37,7 @@ struct StoreUnderTest: Sendable {
     /// New, empty storage of `kind` for a conformance suite of WOPIStoreTesting, its store seen as `Store`
     /// (the protocols the suite checks). Closing this first connection also removes the storage's files.
     static func subject<Store: Sendable>(_ kind: StoreKind, as _: Store.Type) async throws -> StoreSubject<Store> {
-        let storage = try make(kind)
+        let storage = try await make(kind)
         do {
             return try await storage.connect(as: Store.self, removingFilesOnClose: true)
         } catch {

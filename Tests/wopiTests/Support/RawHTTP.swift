@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,7 +8,10 @@ import Darwin
 
 /// A blocking HTTP/1.1 client on a raw 127.0.0.1 socket, for tests that must send what ordinary
 /// clients will not (a 64 KiB header) or stop half-way through a body (a PutFile in flight).
-final class RawHTTPConnection {
+///
+/// `@unchecked Sendable` so that its blocking calls can run off the cooperative pool: a test uses one
+/// connection from one task at a time.
+final class RawHTTPConnection: @unchecked Sendable {
     struct Response: Sendable, CustomStringConvertible {
         let status: Int
         let headers: [(String, String)]
@@ -75,6 +79,13 @@ final class RawHTTPConnection {
         }
     }
 
+    /// Writes everything, waiting on a thread of its own rather than on one of the cooperative pool's;
+    /// `false` once the peer is gone.
+    @discardableResult
+    func write(_ data: Data) async throws -> Bool {
+        try await offPool { self.write(data) }
+    }
+
     /// Whether the peer has closed the connection: a non-blocking read sees end of file (not "no data yet").
     func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
@@ -122,14 +133,26 @@ final class RawHTTPConnection {
         return Response(status: status, headers: headers, body: length.map { Data(body.prefix($0)) } ?? body)
     }
 
+    /// Reads one response as the blocking ``readResponse()`` does, waiting on a thread of its own rather than
+    /// on one of the cooperative pool's.
+    func readResponse() async throws -> Response? {
+        try await offPool { self.readResponse() }
+    }
+
     /// The request head: request line, Host, Connection: close, Content-Length and `headers`.
     static func head(_ method: String, _ target: String, _ headers: [String], contentLength: Int) -> Data {
         Data(((["\(method) \(target) HTTP/1.1", "Host: 127.0.0.1", "Connection: close", "Content-Length: \(contentLength)"] + headers)
             .joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }
 
+    /// One request on its own connection, waiting on a thread of its own rather than on one of the
+    /// cooperative pool's, which in-process hosts need to answer.
+    static func request(port: Int, _ method: String, _ target: String, _ headers: [String] = [], body: Data = Data()) async throws -> Response {
+        try await offPool { try request(port: port, method, target, headers, body: body) }
+    }
+
     /// One request on its own connection.
-    static func request(port: Int, _ method: String, _ target: String, _ headers: [String] = [], body: Data = Data()) throws -> Response {
+    private static func request(port: Int, _ method: String, _ target: String, _ headers: [String] = [], body: Data = Data()) throws -> Response {
         let connection = try RawHTTPConnection(port: port)
         connection.write(head(method, target, headers, contentLength: body.count) + body)
         guard let response = connection.readResponse() else { throw Failure.noResponse("\(method) \(target.prefix(60))") }

@@ -63,7 +63,7 @@ struct WopiProcess {
     }
 
     /// Runs `wopi` with `arguments`, optional `stdin` text, and a timeout; captures both streams.
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil, timeout: Double = 30) throws -> Result {
+    private static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil, timeout: Double = 30) throws -> Result {
         let process = ChildProcess()
         process.executableURL = try executableURL()
         process.arguments = arguments

@@ -35,7 +35,7 @@ final class WopiServer: @unchecked Sendable {
     }
 
     /// Starts `wopi serve --host 127.0.0.1 --port <free port> --data <data>` plus `extraArguments`, and waits until it accepts TCP connections.
-    static func start(data: URL, extraArguments: [String] = [], timeout: Double = 60) throws -> WopiServer {
+    private static func start(data: URL, extraArguments: [String] = [], timeout: Double = 60) throws -> WopiServer {
         var lastError: (any Error)?
         // Another process may grab the port between probing and binding; try a few ports.
         for _ in 0..<3 {
@@ -91,8 +91,14 @@ final class WopiServer: @unchecked Sendable {
         try process.run()
     }
 
+    /// Waits until something accepts connections on `port` (a launched server's port), on a thread of its own
+    /// rather than on one of the cooperative pool's.
+    func waitUntilListening(port: Int, timeout: Double = 60) async throws {
+        try await offPool { try self.waitUntilListening(port: port, timeout: timeout) }
+    }
+
     /// Waits until something accepts connections on `port` (a launched server's port).
-    func waitUntilListening(port: Int, timeout: Double = 60) throws {
+    private func waitUntilListening(port: Int, timeout: Double = 60) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             guard process.isRunning else { throw Failure.exitedEarly(status: process.terminationStatus, log: log) }
@@ -135,8 +141,14 @@ final class WopiServer: @unchecked Sendable {
         return kill(process.processIdentifier, signal) == 0
     }
 
+    /// Waits up to `timeout` seconds for the server to exit by itself, on a thread of its own rather than on one
+    /// of the cooperative pool's; its exit status, or `nil` if it is still running.
+    func waitForExit(timeout: Double = 90) async throws -> Int32? {
+        try await offPool { self.waitForExit(timeout: timeout) }
+    }
+
     /// Waits up to `timeout` seconds for the server to exit by itself; its exit status, or `nil` if it is still running.
-    func waitForExit(timeout: Double = 90) -> Int32? {
+    private func waitForExit(timeout: Double = 90) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         guard !process.isRunning else { return nil }
