@@ -5,6 +5,7 @@ import WOPICore
 
 /// AddActivities records on PostgreSQL: one transaction per activity.
 extension PostgresStore {
+    /// Records one AddActivities activity (`ActivityRecord`) with the users it mentions, in one atomic step.
     public func recordActivity(_ record: ActivityRecord) async throws -> Bool {
         let users = Array(Set(record.mentionedUserIDs.map(\.rawValue) + [record.actorID.rawValue]))
         return try await transaction { connection in
@@ -33,6 +34,9 @@ extension PostgresStore {
         }
     }
 
+    /// Every recorded activity that mentions `userID` (one of its `ActivityRecord.mentionedUserIDs`),
+    /// oldest first: by `ActivityRecord.receivedAt`, then file id, then activity id. Each record carries
+    /// all its mentioned users, not only `userID`. An unknown user has none.
     public func activities(mentioning userID: ResourceID) async throws -> [ActivityRecord] {
         try await all("""
             SELECT a.file_id, a.activity_id, a.actor_id, a.received_at, a.activity_json,

@@ -5,6 +5,7 @@ import PostgresNIO
 /// The audit trail and failed sign-ins on PostgreSQL: every host of a deployment appends to and
 /// counts in the same tables.
 extension PostgresStore: AuditStore, SignInFailureStore {
+    /// Appends events, in order, in one atomic step.
     public func appendAuditEvents(_ events: [AuditEvent]) async throws {
         guard !events.isEmpty else { return }
         // One multi-row INSERT: one statement, one round trip, all or nothing.
@@ -26,6 +27,8 @@ extension PostgresStore: AuditStore, SignInFailureStore {
             """, binds: binds), logger: logger)
     }
 
+    /// Up to `limit` events matching `filter`, ordered by time and then by the order they were
+    /// appended, starting after `cursor` (from the start when `nil`). Each page is one read.
     public func auditEvents(matching filter: AuditFilter, after cursor: AuditCursor?, limit: Int) async throws -> [AuditEntry] {
         var conditions: [String] = []
         var binds = PostgresBindings()
@@ -50,6 +53,7 @@ extension PostgresStore: AuditStore, SignInFailureStore {
         }
     }
 
+    /// Deletes the events recorded before `cutoff`; returns how many went.
     @discardableResult
     public func removeAuditEvents(before cutoff: Date) async throws -> Int {
         // In slices, each its own statement, so a long trail never holds one huge transaction.
@@ -67,6 +71,7 @@ extension PostgresStore: AuditStore, SignInFailureStore {
         }
     }
 
+    /// How many failures `key` has after `since`, and when the oldest of them happened.
     public func signInFailures(key: String, after since: Date) async throws -> (count: Int, oldest: Date?) {
         let row = try await first("""
             SELECT count(*), min(failed_at) FROM signin_failures WHERE key = \(key) AND failed_at > \(since.timeIntervalSince1970)
@@ -74,6 +79,8 @@ extension PostgresStore: AuditStore, SignInFailureStore {
         return (Int(row?.0 ?? 0), row?.1.map(Date.init(timeIntervalSince1970:)))
     }
 
+    /// Counts one failure of `key` at `time`, and forgets every failure (of any key) at or before
+    /// `expired`, so the table holds no more than the failures of one window.
     public func recordSignInFailure(key: String, at time: Date, forgettingThrough expired: Date) async throws {
         // One statement: the insert and the clean-up commit together, and no host reads a count to write it back.
         try await client.query("""
@@ -82,6 +89,7 @@ extension PostgresStore: AuditStore, SignInFailureStore {
             """, logger: logger)
     }
 
+    /// Forgets the failures of `key` (after a successful sign-in).
     public func clearSignInFailures(key: String) async throws {
         try await client.query("DELETE FROM signin_failures WHERE key = \(key)", logger: logger)
     }

@@ -6,6 +6,7 @@ import WOPICore
 /// Codes and OAuth tokens in PostgreSQL (tables `oauth_codes` and `oauth_tokens`), so a code issued
 /// by one host is redeemed at another, and a refresh token rotates once whichever host sees it.
 extension PostgresStore: AuthorizationStore {
+    /// Stores a newly issued code.
     public func storeAuthorizationCode(_ code: AuthorizationCodeRecord) async throws {
         try await execute("""
             INSERT INTO oauth_codes (digest, client_id, redirect_uri, redirect_uri_required, user_id, scope, code_challenge,
@@ -16,20 +17,24 @@ extension PostgresStore: AuthorizationStore {
             """)
     }
 
+    /// The code with this digest, redeemed or not.
     public func authorizationCode(digest: SecretDigest) async throws -> AuthorizationCodeRecord? {
         try await first("SELECT \(unescaped: Self.codeColumns) FROM oauth_codes WHERE digest = \(digest.hex)", Self.code).flatMap { $0 }
     }
 
+    /// Marks the code redeemed and stores `tokens`, atomically.
     public func redeemAuthorizationCode(digest: SecretDigest, issuing tokens: [OAuthTokenRecord], now: Date) async throws -> Bool {
         try await consume("""
             UPDATE oauth_codes SET redeemed_at = \(now.timeIntervalSince1970) WHERE digest = \(digest.hex) AND redeemed_at IS NULL RETURNING digest
             """, issuing: tokens)
     }
 
+    /// The token with this digest, revoked or not.
     public func oauthToken(digest: SecretDigest) async throws -> OAuthTokenRecord? {
         try await first("SELECT \(unescaped: Self.tokenColumns) FROM oauth_tokens WHERE digest = \(digest.hex)", Self.token).flatMap { $0 }
     }
 
+    /// Revokes the refresh token and stores `tokens` (its successors), atomically.
     public func rotateRefreshToken(digest: SecretDigest, issuing tokens: [OAuthTokenRecord], now: Date) async throws -> Bool {
         try await consume("""
             UPDATE oauth_tokens SET revoked_at = \(now.timeIntervalSince1970)
@@ -37,12 +42,14 @@ extension PostgresStore: AuthorizationStore {
             """, issuing: tokens)
     }
 
+    /// Revokes every token of a grant (RFC 6749 §4.1.2 and §10.4: reuse of a code or a refresh token).
     public func revokeGrant(_ grantID: String, now: Date) async throws {
         try await execute("""
             UPDATE oauth_tokens SET revoked_at = \(now.timeIntervalSince1970) WHERE grant_id = \(grantID) AND revoked_at IS NULL
             """)
     }
 
+    /// Deletes codes and tokens that expired before `cutoff`.
     public func removeExpiredAuthorizationRecords(before cutoff: Date) async throws {
         try await transaction { connection in
             try await connection.query("DELETE FROM oauth_codes WHERE expires_at < \(cutoff.timeIntervalSince1970)", logger: self.logger)

@@ -5,6 +5,8 @@ import WOPICore
 
 /// Sharing on PostgreSQL. Each access read is one query: the user, the item and the roles together.
 extension PostgresStore {
+    /// Shares a file or container (and everything under it) with a user as `AccessRole.viewer` or
+    /// `AccessRole.editor`; sharing it again with the same user replaces the role, in one atomic step.
     public func share(_ itemID: ResourceID, kind: ShareRecord.ItemKind, with userID: ResourceID, role: AccessRole, now: Date) async throws
         -> ShareRecord {
         guard role != .owner else { throw WOPIStoreError.notAllowed("a share gives the viewer or editor role, not owner") }
@@ -37,6 +39,8 @@ extension PostgresStore {
         }
     }
 
+    /// Removes the share of an item with a user; `false` when there was none. Takes effect on the
+    /// user's next request: nothing about a share is cached or carried in a token.
     public func removeShare(of itemID: ResourceID, with userID: ResourceID) async throws -> Bool {
         let removed = try await all("""
             DELETE FROM shares WHERE (file_id = \(itemID.rawValue) OR container_id = \(itemID.rawValue)) AND user_id = \(userID.rawValue)
@@ -45,6 +49,7 @@ extension PostgresStore {
         return !removed.isEmpty
     }
 
+    /// The shares made with `userID` (every share when `nil`), oldest first: by time, then item id, then user id.
     public func shares(with userID: ResourceID?) async throws -> [ShareRecord] {
         try await all("""
             SELECT file_id, container_id, user_id, role, shared_at FROM shares
@@ -55,6 +60,7 @@ extension PostgresStore {
             """, Self.share)
     }
 
+    /// The shares of one item, by time, then user id.
     public func shares(of itemID: ResourceID) async throws -> [ShareRecord] {
         try await all("""
             SELECT file_id, container_id, user_id, role, shared_at FROM shares
@@ -63,6 +69,7 @@ extension PostgresStore {
             """, Self.share)
     }
 
+    /// The caller, the file, the caller's role on the file and on its folder, and the folder's name — in one step.
     public func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess? {
         // One prepared statement: the user, the file with its folder's name, and for anyone but the owner the best
         // share on the folder chain and the share on the file itself.
@@ -78,6 +85,8 @@ extension PostgresStore {
                           fileShare: fileRole.flatMap(AccessRole.init(rawValue:)))
     }
 
+    /// The caller, the container and the caller's role on it (the rule of `fileAccess(_:by:)`) — in one step.
+    /// `nil` when the user does not exist.
     public func containerAccess(_ containerID: ResourceID, by userID: ResourceID) async throws -> ContainerAccess? {
         try await first("""
             WITH RECURSIVE chain(id) AS (

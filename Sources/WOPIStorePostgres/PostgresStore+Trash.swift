@@ -7,6 +7,8 @@ import WOPICore
 /// its own and carries its id in `trash_id` with everything under it. Each step is one transaction that
 /// first locks the item's row, so a trash racing a restore or a save on another host serializes.
 extension PostgresStore {
+    /// Moves a file to its owner's trash unless someone else holds its lock (`WOPIStoreError.lockConflict(currentLock:reason:)`).
+    /// Its name is free in the folder at once; its body stays until the trash is emptied.
     public func trashFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> TrashedItem {
         try await transaction { connection in
             guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
@@ -21,6 +23,7 @@ extension PostgresStore {
         }
     }
 
+    /// Moves a folder with everything under it to its owner's trash, as one item.
     public func trashContainer(_ id: ResourceID, onlyIfEmpty: Bool, now: Date) async throws -> TrashedItem {
         try await transaction { connection in
             guard let container = try await Self.first(connection, """
@@ -60,12 +63,14 @@ extension PostgresStore {
         }
     }
 
+    /// The items in `ownerID`'s trash (everyone's when `nil`), newest first, then by id.
     public func trashedItems(ownedBy ownerID: ResourceID?) async throws -> [TrashedItem] {
         try await transaction { connection in
             try await self.trashRows(connection, owner: ownerID, before: nil, item: nil, lock: false).map(\.item)
         }
     }
 
+    /// Brings an item back from the trash with its id, content, versions and shares, in one atomic step.
     public func restoreFromTrash(_ id: ResourceID, as name: String?) async throws -> TrashRestore {
         try await transaction { connection in
             guard let (item, holder) = try await self.trashRows(connection, owner: nil, before: nil, item: id, lock: true).first else {
@@ -111,6 +116,8 @@ extension PostgresStore {
         }
     }
 
+    /// Removes for good the trashed items of `ownerID` (everyone's when `nil`) trashed before `trashedBefore`
+    /// (all when `nil`), with everything under them; returns them and the bodies to delete.
     public func emptyTrash(ownedBy ownerID: ResourceID?, trashedBefore: Date?) async throws -> TrashPurge {
         try await transaction { connection in
             let items = try await self.trashRows(connection, owner: ownerID, before: trashedBefore, item: nil, lock: true).map(\.item)

@@ -7,6 +7,8 @@ import WOPICore
 /// transaction that locks the file's row first, so a save, a restore and a lock change on the same
 /// file serialize whichever host runs them.
 extension PostgresStore {
+    /// Records new content for a file like `replaceContent(_:with:lock:now:)` — checking the lock
+    /// (PutFile rules) in the same transaction — and keeps the replaced content as a version.
     public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, saveKinds: SaveKinds?,
                             seenModifiedTime: String?, keepVersions: Int, now: Date) async throws -> ContentChange {
         try await transaction { connection in
@@ -17,6 +19,8 @@ extension PostgresStore {
         }
     }
 
+    /// A file's versions, newest first: the current content first, then the kept ones.
+    /// Throws `WOPIStoreError.notFound` for an unknown file.
     public func versions(of id: ResourceID) async throws -> [FileVersionRecord] {
         try await transaction { connection in
             guard let current = try await Self.first(connection, """
@@ -30,6 +34,7 @@ extension PostgresStore {
         }
     }
 
+    /// Makes a kept version's content current again, as a new version, in one atomic step.
     public func restoreVersion(_ id: ResourceID, version: Int64, restoredBy: ResourceID?, keepVersions: Int, now: Date) async throws -> ContentChange {
         try await transaction { connection in
             guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
@@ -53,6 +58,7 @@ extension PostgresStore {
         }
     }
 
+    /// Every file whose lock has not expired at `now`, by expiry (soonest first).
     public func activeLocks(at now: Date) async throws -> [FileRecord] {
         try await all("""
             SELECT \(unescaped: Columns.file) FROM files
@@ -60,6 +66,7 @@ extension PostgresStore {
             """, Self.file)
     }
 
+    /// Removes a file's lock whatever its value (an operator's "break lock"), in one atomic step.
     public func breakLock(_ id: ResourceID, now: Date) async throws -> (removed: LockState?, file: FileRecord) {
         try await transaction { connection in
             guard var file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }

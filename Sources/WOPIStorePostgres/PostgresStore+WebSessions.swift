@@ -6,6 +6,7 @@ import WOPICore
 /// The web front's sessions in PostgreSQL (table `web_sessions`): a session begun on one host is
 /// valid on every host of the database, and ending it anywhere ends it everywhere.
 extension PostgresStore: WebSessionStore {
+    /// Stores a new session, and forgets every session that ended at or before `now`.
     public func createWebSession(_ session: WebSessionRecord, now: Date) async throws {
         // One statement: the clean-up and the insert commit together.
         try await execute("""
@@ -16,12 +17,14 @@ extension PostgresStore: WebSessionStore {
             """)
     }
 
+    /// The session with this digest, unless it ended at or before `now`.
     public func webSession(digest: SecretDigest, now: Date) async throws -> WebSessionRecord? {
         try await first("""
             SELECT \(unescaped: Self.webSessionColumns) FROM web_sessions WHERE digest = \(digest.hex) AND expires_at > \(now.timeIntervalSince1970)
             """, Self.webSession).flatMap { $0 }
     }
 
+    /// Records that the session was used at `time`.
     public func touchWebSession(digest: SecretDigest, at time: Date) async throws {
         try await execute("""
             UPDATE web_sessions SET last_seen_at = \(time.timeIntervalSince1970)
@@ -29,11 +32,13 @@ extension PostgresStore: WebSessionStore {
             """)
     }
 
+    /// Ends one session; returns whether it existed.
     @discardableResult
     public func endWebSession(digest: SecretDigest) async throws -> Bool {
         try await !all("DELETE FROM web_sessions WHERE digest = \(digest.hex) RETURNING digest") { try $0.decode(String.self) }.isEmpty
     }
 
+    /// The user's sessions that have not ended at `now`, newest first.
     public func webSessions(of userID: ResourceID, now: Date) async throws -> [WebSessionRecord] {
         try await all("""
             SELECT \(unescaped: Self.webSessionColumns) FROM web_sessions
@@ -41,6 +46,7 @@ extension PostgresStore: WebSessionStore {
             """, Self.webSession).compactMap { $0 }
     }
 
+    /// Ends every session of the user; returns how many there were (ended or not).
     @discardableResult
     public func endWebSessions(of userID: ResourceID) async throws -> Int {
         Int(try await first("""

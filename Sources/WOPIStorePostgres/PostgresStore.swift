@@ -80,6 +80,7 @@ public final class PostgresStore: WOPIStore {
 
     // MARK: Users
 
+    /// Creates a user with an empty root container. Throws `WOPIStoreError.nameTaken(_:)` for a duplicate name.
     public func createUser(name: String, displayName: String, passwordHash: PasswordHash) async throws -> UserRecord {
         let user = UserRecord(id: .random(), name: name, displayName: displayName, passwordHash: passwordHash, rootContainerID: .random())
         let rootName = WOPIName.sanitized("\(displayName)'s files").rawValue
@@ -99,18 +100,22 @@ public final class PostgresStore: WOPIStore {
         return user
     }
 
+    /// The user with this id.
     public func user(id: ResourceID) async throws -> UserRecord? {
         try await first("SELECT \(unescaped: Columns.user) FROM users WHERE id = \(id.rawValue)", Self.user)
     }
 
+    /// The user with this sign-in name (case-insensitive).
     public func user(named name: String) async throws -> UserRecord? {
         try await first("SELECT \(unescaped: Columns.user) FROM users WHERE wopi_fold(name) = wopi_fold(\(name))", Self.user)
     }
 
+    /// All users, by name.
     public func users() async throws -> [UserRecord] {
         try await all("SELECT \(unescaped: Columns.user) FROM users ORDER BY wopi_fold(name) COLLATE \"C\", id", Self.user)
     }
 
+    /// Removes a user with all their containers and files; returns the blobs to delete.
     public func removeUser(id: ResourceID) async throws -> [BlobKey] {
         try await transaction { connection in
             // Kept versions' bodies first: deleting the files removes their version rows with them.
@@ -131,11 +136,15 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
+    /// Stores PutUserInfo's value for a user.
     public func setUserInfo(_ info: String, for userID: ResourceID) async throws {
         let updated = try await all("UPDATE users SET user_info = \(info) WHERE id = \(userID.rawValue) RETURNING id") { try $0.decode(String.self) }
         guard !updated.isEmpty else { throw WOPIStoreError.notFound }
     }
 
+    /// Replaces a user's password hash and, in the same transaction, ends every web session of theirs
+    /// (`WebSessionStore`), so a new password signs out every browser. Returns how many sessions ended;
+    /// throws `WOPIStoreError.notFound` for an unknown user.
     public func setPasswordHash(_ hash: PasswordHash, for userID: ResourceID) async throws -> Int {
         try await transaction { connection in
             let updated = try await Self.all(connection, "UPDATE users SET password_hash = \(hash.encoded) WHERE id = \(userID.rawValue) RETURNING id",
@@ -148,10 +157,12 @@ public final class PostgresStore: WOPIStore {
 
     // MARK: Containers
 
+    /// The container with this id.
     public func container(id: ResourceID) async throws -> ContainerRecord? {
         try await first("SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue) AND trash_id IS NULL", Self.container)
     }
 
+    /// The path from the owner's root down to and including this container.
     public func containerPath(to id: ResourceID) async throws -> [ContainerRecord] {
         // One round trip: walk up the parents in the database (bounded, as the SQLite store is).
         let path = try await all("""
@@ -166,6 +177,7 @@ public final class PostgresStore: WOPIStore {
         return path
     }
 
+    /// The direct children of a container, each list sorted by name.
     public func children(of id: ResourceID) async throws -> (containers: [ContainerRecord], files: [FileRecord]) {
         try await transaction { connection in
             guard try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue) AND trash_id IS NULL",
@@ -180,10 +192,15 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
+    /// Up to `limit` direct child containers of a container, sorted by name as in `children(of:)`,
+    /// starting after the child named `after` (case-insensitively) when it is given.
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
         try await page(Columns.container, from: "containers", parent: "parent_id", id: id, after: after, limit: limit, Self.container)
     }
 
+    /// Up to `limit` files of a container, sorted by name as in `children(of:)`, starting after the
+    /// file named `after` (case-insensitively) when it is given. Same paging rules as
+    /// `childContainers(of:after:limit:)`.
     public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
         try await page(Columns.file, from: "files", parent: "container_id", id: id, after: after, limit: limit, Self.file)
     }
@@ -203,6 +220,7 @@ public final class PostgresStore: WOPIStore {
             """, decode)
     }
 
+    /// Creates a child container. Throws `WOPIStoreError.nameTaken(_:)` when a sibling has the name.
     public func createContainer(named name: String, in parentID: ResourceID) async throws -> ContainerRecord {
         do {
             return try await transaction { connection in
@@ -220,6 +238,7 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
+    /// Renames a container. Throws `WOPIStoreError.nameTaken(_:)` when a sibling has the name.
     public func renameContainer(_ id: ResourceID, to name: String) async throws -> ContainerRecord {
         do {
             return try await transaction { connection in
@@ -234,6 +253,7 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
+    /// Deletes an empty, non-root container. Throws `WOPIStoreError.notEmpty` otherwise.
     public func deleteContainer(_ id: ResourceID) async throws {
         try await transaction { connection in
             guard let container = try await Self.first(connection, "SELECT \(unescaped: Columns.container) FROM containers WHERE id = \(id.rawValue) AND trash_id IS NULL FOR UPDATE",
@@ -248,16 +268,19 @@ public final class PostgresStore: WOPIStore {
 
     // MARK: Files
 
+    /// The file with this id.
     public func file(id: ResourceID) async throws -> FileRecord? {
         try await first("SELECT \(unescaped: Columns.file) FROM files WHERE id = \(id.rawValue) AND trash_id IS NULL", Self.file)
     }
 
+    /// The file with this name in a container (case-insensitive).
     public func file(named name: String, in containerID: ResourceID) async throws -> FileRecord? {
         try await first("""
             SELECT \(unescaped: Columns.file) FROM files WHERE container_id = \(containerID.rawValue) AND wopi_fold(name) = wopi_fold(\(name))
             """, Self.file)
     }
 
+    /// Records a new file whose body is already stored.
     public func createFile(named name: String, in containerID: ResourceID, blob: StoredBlob, replacing: Bool, now: Date) async throws
         -> (file: FileRecord, replacedBlob: BlobKey?) {
         do {
@@ -290,6 +313,7 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
+    /// Renames a file (the lock rules of `LockRules.Request.modify(_:)` apply); bumps its version.
     public func renameFile(_ id: ResourceID, to name: String, lock: WOPILock?, now: Date) async throws -> FileRecord {
         do {
             return try await transaction { connection in
@@ -305,6 +329,7 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
+    /// Deletes a file unless someone else holds its lock; returns its blob to delete.
     public func deleteFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> BlobKey {
         try await transaction { connection in
             guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
@@ -314,6 +339,7 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
+    /// Applies a lock request atomically and returns the decision with the file as it is afterwards.
     public func updateLock(_ id: ResourceID, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord) {
         // A compare-and-set instead of a transaction: read the row, decide, and write only if the lock is still the one
         // read. A concurrent change makes the write match no row, and the request is decided again on what won; so a
@@ -329,6 +355,7 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
+    /// Records new content for a file atomically, checking the lock (PutFile rules) in the same step.
     public func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws -> (file: FileRecord, replacedBlob: BlobKey) {
         try await transaction { connection in
             guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
@@ -337,12 +364,15 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
+    /// Every blob key a file or a kept version (`versions(of:)`) refers to, for garbage collection of orphans.
     public func referencedBlobs() async throws -> Set<BlobKey> {
         Set(try await all("SELECT blob_key FROM files UNION SELECT blob_key FROM file_versions") { try $0.decode(String.self) }.compactMap(BlobKey.init))
     }
 
     // MARK: Secrets
 
+    /// A host-wide secret, created with `make` the first time it is asked for and shared by every
+    /// process and machine using this store.
     public func hostSecret(named name: String, orCreate make: @Sendable () -> Data) async throws -> Data {
         if let existing = try await first("SELECT value FROM settings WHERE name = \(name)", { try $0.decode(Data.self) }) { return existing }
         // Two hosts starting at once: the first insert wins and both read its value.
@@ -353,10 +383,12 @@ public final class PostgresStore: WOPIStore {
         return stored
     }
 
+    /// A host setting others may read, such as the public URL `wopi serve` last ran under.
     public func hostSetting(named name: String) async throws -> String? {
         try await first("SELECT value FROM settings WHERE name = \(name)") { String(decoding: try $0.decode(Data.self), as: UTF8.self) }
     }
 
+    /// Stores a host setting.
     public func setHostSetting(_ value: String, named name: String) async throws {
         try await execute("""
             INSERT INTO settings (name, value) VALUES (\(name), \(Data(value.utf8))) ON CONFLICT (name) DO UPDATE SET value = excluded.value

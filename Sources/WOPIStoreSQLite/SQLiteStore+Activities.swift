@@ -5,6 +5,7 @@ import WOPICore
 
 /// AddActivities records on SQLite.
 extension SQLiteStore {
+    /// Records one AddActivities activity (`ActivityRecord`) with the users it mentions, in one atomic step.
     public func recordActivity(_ record: ActivityRecord) async throws -> Bool {
         try await pool.write { db in
             guard try Self.file(db, record.fileID) != nil,
@@ -29,6 +30,9 @@ extension SQLiteStore {
         }
     }
 
+    /// Every recorded activity that mentions `userID` (one of its `ActivityRecord.mentionedUserIDs`),
+    /// oldest first: by `ActivityRecord.receivedAt`, then file id, then activity id. Each record carries
+    /// all its mentioned users, not only `userID`. An unknown user has none.
     public func activities(mentioning userID: ResourceID) async throws -> [ActivityRecord] {
         try await pool.read { db in
             let rows = try Row.fetchAll(db, sql: """

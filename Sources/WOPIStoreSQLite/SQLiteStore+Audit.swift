@@ -4,6 +4,7 @@ import GRDB
 
 /// The audit trail and failed sign-ins on SQLite.
 extension SQLiteStore: AuditStore, SignInFailureStore {
+    /// Appends events, in order, in one atomic step.
     public func appendAuditEvents(_ events: [AuditEvent]) async throws {
         guard !events.isEmpty else { return }
         try await pool.write { db in
@@ -17,6 +18,8 @@ extension SQLiteStore: AuditStore, SignInFailureStore {
         }
     }
 
+    /// Up to `limit` events matching `filter`, ordered by time and then by the order they were
+    /// appended, starting after `cursor` (from the start when `nil`). Each page is one read.
     public func auditEvents(matching filter: AuditFilter, after cursor: AuditCursor?, limit: Int) async throws -> [AuditEntry] {
         var conditions: [String] = []
         var arguments = StatementArguments()
@@ -57,6 +60,7 @@ extension SQLiteStore: AuditStore, SignInFailureStore {
         }
     }
 
+    /// Deletes the events recorded before `cutoff`; returns how many went.
     @discardableResult
     public func removeAuditEvents(before cutoff: Date) async throws -> Int {
         // In slices, each its own transaction, so hosts appending are never held up for long.
@@ -74,6 +78,7 @@ extension SQLiteStore: AuditStore, SignInFailureStore {
         }
     }
 
+    /// How many failures `key` has after `since`, and when the oldest of them happened.
     public func signInFailures(key: String, after since: Date) async throws -> (count: Int, oldest: Date?) {
         try await pool.read { db in
             let row = try Row.fetchOne(db, sql: "SELECT count(*) AS failures, min(failed_at) AS oldest FROM signin_failures WHERE key = ? AND failed_at > ?",
@@ -84,6 +89,8 @@ extension SQLiteStore: AuditStore, SignInFailureStore {
         }
     }
 
+    /// Counts one failure of `key` at `time`, and forgets every failure (of any key) at or before
+    /// `expired`, so the table holds no more than the failures of one window.
     public func recordSignInFailure(key: String, at time: Date, forgettingThrough expired: Date) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM signin_failures WHERE failed_at <= ?", arguments: [expired.timeIntervalSince1970])
@@ -91,6 +98,7 @@ extension SQLiteStore: AuditStore, SignInFailureStore {
         }
     }
 
+    /// Forgets the failures of `key` (after a successful sign-in).
     public func clearSignInFailures(key: String) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM signin_failures WHERE key = ?", arguments: [key])

@@ -5,6 +5,7 @@ import WOPICore
 
 /// The embedded `AuthorizationStore`: tables `oauth_codes` and `oauth_tokens` (migration `v2-authorization`).
 extension SQLiteStore: AuthorizationStore {
+    /// Stores a newly issued code.
     public func storeAuthorizationCode(_ code: AuthorizationCodeRecord) async throws {
         try await pool.write { db in
             try db.execute(sql: """
@@ -18,23 +19,27 @@ extension SQLiteStore: AuthorizationStore {
         }
     }
 
+    /// The code with this digest, redeemed or not.
     public func authorizationCode(digest: SecretDigest) async throws -> AuthorizationCodeRecord? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM oauth_codes WHERE digest = ?", arguments: [digest.hex]).flatMap(Self.code)
         }
     }
 
+    /// Marks the code redeemed and stores `tokens`, atomically.
     public func redeemAuthorizationCode(digest: SecretDigest, issuing tokens: [OAuthTokenRecord], now: Date) async throws -> Bool {
         try await consume(sql: "UPDATE oauth_codes SET redeemed_at = ? WHERE digest = ? AND redeemed_at IS NULL",
                           arguments: [now.timeIntervalSince1970, digest.hex], issuing: tokens)
     }
 
+    /// The token with this digest, revoked or not.
     public func oauthToken(digest: SecretDigest) async throws -> OAuthTokenRecord? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM oauth_tokens WHERE digest = ?", arguments: [digest.hex]).flatMap(Self.token)
         }
     }
 
+    /// Revokes the refresh token and stores `tokens` (its successors), atomically.
     public func rotateRefreshToken(digest: SecretDigest, issuing tokens: [OAuthTokenRecord], now: Date) async throws -> Bool {
         try await consume(sql: "UPDATE oauth_tokens SET revoked_at = ? WHERE digest = ? AND kind = 'refresh' AND revoked_at IS NULL",
                           arguments: [now.timeIntervalSince1970, digest.hex], issuing: tokens)
@@ -51,6 +56,7 @@ extension SQLiteStore: AuthorizationStore {
         }
     }
 
+    /// Revokes every token of a grant (RFC 6749 §4.1.2 and §10.4: reuse of a code or a refresh token).
     public func revokeGrant(_ grantID: String, now: Date) async throws {
         try await pool.write { db in
             try db.execute(sql: "UPDATE oauth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL",
@@ -58,6 +64,7 @@ extension SQLiteStore: AuthorizationStore {
         }
     }
 
+    /// Deletes codes and tokens that expired before `cutoff`.
     public func removeExpiredAuthorizationRecords(before cutoff: Date) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM oauth_codes WHERE expires_at < ?", arguments: [cutoff.timeIntervalSince1970])

@@ -5,6 +5,8 @@ import WOPICore
 
 /// Sharing on SQLite. Roles are read fresh on every call: a removed share stops working at once.
 extension SQLiteStore {
+    /// Shares a file or container (and everything under it) with a user as `AccessRole.viewer` or
+    /// `AccessRole.editor`; sharing it again with the same user replaces the role, in one atomic step.
     public func share(_ itemID: ResourceID, kind: ShareRecord.ItemKind, with userID: ResourceID, role: AccessRole, now: Date) async throws
         -> ShareRecord {
         guard role != .owner else { throw WOPIStoreError.notAllowed("a share gives the viewer or editor role, not owner") }
@@ -26,6 +28,8 @@ extension SQLiteStore {
         }
     }
 
+    /// Removes the share of an item with a user; `false` when there was none. Takes effect on the
+    /// user's next request: nothing about a share is cached or carried in a token.
     public func removeShare(of itemID: ResourceID, with userID: ResourceID) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM shares WHERE (file_id = ? OR container_id = ?) AND user_id = ?",
@@ -34,6 +38,7 @@ extension SQLiteStore {
         }
     }
 
+    /// The shares made with `userID` (every share when `nil`), oldest first: by time, then item id, then user id.
     public func shares(with userID: ResourceID?) async throws -> [ShareRecord] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: """
@@ -45,6 +50,7 @@ extension SQLiteStore {
         }
     }
 
+    /// The shares of one item, by time, then user id.
     public func shares(of itemID: ResourceID) async throws -> [ShareRecord] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM shares WHERE file_id = ?1 OR container_id = ?1 ORDER BY shared_at, user_id",
@@ -52,12 +58,15 @@ extension SQLiteStore {
         }
     }
 
+    /// The caller, the file, the caller's role on the file and on its folder, and the folder's name — in one step.
     public func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess? {
         // One statement: the user, the file with its folder's name, and for anyone but the owner
         // the best share on the folder chain and the share on the file itself.
         try lookups.fileAccess(fileID, by: userID)
     }
 
+    /// The caller, the container and the caller's role on it (the rule of `fileAccess(_:by:)`) — in one step.
+    /// `nil` when the user does not exist.
     public func containerAccess(_ containerID: ResourceID, by userID: ResourceID) async throws -> ContainerAccess? {
         try lookups.containerAccess(containerID, by: userID)
     }

@@ -7,6 +7,8 @@ import WOPICore
 /// and it, the holder and everything under it carry the item's id in `trash_id`, which every lookup of a
 /// live item excludes; restoring moves it back and clears the mark, emptying deletes the marked rows.
 extension SQLiteStore {
+    /// Moves a file to its owner's trash unless someone else holds its lock (`WOPIStoreError.lockConflict(currentLock:reason:)`).
+    /// Its name is free in the folder at once; its body stays until the trash is emptied.
     public func trashFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> TrashedItem {
         try await pool.write { db in
             guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
@@ -20,6 +22,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Moves a folder with everything under it to its owner's trash, as one item.
     public func trashContainer(_ id: ResourceID, onlyIfEmpty: Bool, now: Date) async throws -> TrashedItem {
         try await pool.write { db in
             guard let container = try Self.container(db, id) else { throw WOPIStoreError.notFound }
@@ -51,10 +54,12 @@ extension SQLiteStore {
         }
     }
 
+    /// The items in `ownerID`'s trash (everyone's when `nil`), newest first, then by id.
     public func trashedItems(ownedBy ownerID: ResourceID?) async throws -> [TrashedItem] {
         try await pool.read { db in try Self.trashRows(db, owner: ownerID, before: nil, item: nil).map(\.item) }
     }
 
+    /// Brings an item back from the trash with its id, content, versions and shares, in one atomic step.
     public func restoreFromTrash(_ id: ResourceID, as name: String?) async throws -> TrashRestore {
         try await pool.write { db in
             guard let (item, holder) = try Self.trashRows(db, owner: nil, before: nil, item: id).first else { throw WOPIStoreError.notFound }
@@ -84,6 +89,8 @@ extension SQLiteStore {
         }
     }
 
+    /// Removes for good the trashed items of `ownerID` (everyone's when `nil`) trashed before `trashedBefore`
+    /// (all when `nil`), with everything under them; returns them and the bodies to delete.
     public func emptyTrash(ownedBy ownerID: ResourceID?, trashedBefore: Date?) async throws -> TrashPurge {
         try await pool.write { db in
             let items = try Self.trashRows(db, owner: ownerID, before: trashedBefore, item: nil).map(\.item)

@@ -6,6 +6,8 @@ import WOPICore
 // Version history, lock administration and readiness. Each write is one immediate
 // transaction, so a save, a restore and a lock change on the same file never interleave.
 extension SQLiteStore {
+    /// Records new content for a file like `replaceContent(_:with:lock:now:)` — checking the lock
+    /// (PutFile rules) in the same transaction — and keeps the replaced content as a version.
     public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, saveKinds: SaveKinds?,
                             seenModifiedTime: String?, keepVersions: Int, now: Date) async throws -> ContentChange {
         try await pool.write { db in
@@ -16,6 +18,8 @@ extension SQLiteStore {
         }
     }
 
+    /// A file's versions, newest first: the current content first, then the kept ones.
+    /// Throws `WOPIStoreError.notFound` for an unknown file.
     public func versions(of id: ResourceID) async throws -> [FileVersionRecord] {
         try await pool.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM files WHERE id = ? AND trash_id IS NULL", arguments: [id.rawValue]) else {
@@ -32,6 +36,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Makes a kept version's content current again, as a new version, in one atomic step.
     public func restoreVersion(_ id: ResourceID, version: Int64, restoredBy: ResourceID?, keepVersions: Int, now: Date) async throws -> ContentChange {
         try await pool.write { db in
             guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
@@ -53,6 +58,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Every file whose lock has not expired at `now`, by expiry (soonest first).
     public func activeLocks(at now: Date) async throws -> [FileRecord] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM files WHERE lock_value IS NOT NULL AND lock_expires_at > ? AND trash_id IS NULL ORDER BY lock_expires_at, id",
@@ -60,6 +66,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Removes a file's lock whatever its value (an operator's "break lock"), in one atomic step.
     public func breakLock(_ id: ResourceID, now: Date) async throws -> (removed: LockState?, file: FileRecord) {
         try await pool.write { db in
             guard var file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
@@ -70,6 +77,8 @@ extension SQLiteStore {
         }
     }
 
+    /// Proves bodies can be read and written now (for `GET /health/ready`); throws an error whose
+    /// description names the problem otherwise. Must be cheap and must not leave anything behind.
     public func checkReadiness() async throws {
         try await pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM version_counter") }
     }

@@ -5,6 +5,7 @@ import WOPICore
 
 /// The embedded `WebSessionStore`: table `web_sessions` (migration `v8-web-sessions`).
 extension SQLiteStore: WebSessionStore {
+    /// Stores a new session, and forgets every session that ended at or before `now`.
     public func createWebSession(_ session: WebSessionRecord, now: Date) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM web_sessions WHERE expires_at <= ?", arguments: [now.timeIntervalSince1970])
@@ -15,6 +16,7 @@ extension SQLiteStore: WebSessionStore {
         }
     }
 
+    /// The session with this digest, unless it ended at or before `now`.
     public func webSession(digest: SecretDigest, now: Date) async throws -> WebSessionRecord? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM web_sessions WHERE digest = ? AND expires_at > ?",
@@ -22,6 +24,7 @@ extension SQLiteStore: WebSessionStore {
         }
     }
 
+    /// Records that the session was used at `time`.
     public func touchWebSession(digest: SecretDigest, at time: Date) async throws {
         try await pool.write { db in
             try db.execute(sql: "UPDATE web_sessions SET last_seen_at = ? WHERE digest = ? AND last_seen_at < ?",
@@ -29,6 +32,7 @@ extension SQLiteStore: WebSessionStore {
         }
     }
 
+    /// Ends one session; returns whether it existed.
     @discardableResult
     public func endWebSession(digest: SecretDigest) async throws -> Bool {
         try await pool.write { db in
@@ -37,6 +41,7 @@ extension SQLiteStore: WebSessionStore {
         }
     }
 
+    /// The user's sessions that have not ended at `now`, newest first.
     public func webSessions(of userID: ResourceID, now: Date) async throws -> [WebSessionRecord] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM web_sessions WHERE user_id = ? AND expires_at > ? ORDER BY created_at DESC",
@@ -44,6 +49,7 @@ extension SQLiteStore: WebSessionStore {
         }
     }
 
+    /// Ends every session of the user; returns how many there were (ended or not).
     @discardableResult
     public func endWebSessions(of userID: ResourceID) async throws -> Int {
         try await pool.write { db in

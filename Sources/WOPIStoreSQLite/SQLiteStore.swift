@@ -58,6 +58,7 @@ public final class SQLiteStore: WOPIStore {
 
     // MARK: Users
 
+    /// Creates a user with an empty root container. Throws `WOPIStoreError.nameTaken(_:)` for a duplicate name.
     public func createUser(name: String, displayName: String, passwordHash: PasswordHash) async throws -> UserRecord {
         let user = UserRecord(id: .random(), name: name, displayName: displayName, passwordHash: passwordHash,
                               rootContainerID: .random())
@@ -74,18 +75,22 @@ public final class SQLiteStore: WOPIStore {
         return user
     }
 
+    /// The user with this id.
     public func user(id: ResourceID) async throws -> UserRecord? {
         try lookups.user(id)
     }
 
+    /// The user with this sign-in name (case-insensitive).
     public func user(named name: String) async throws -> UserRecord? {
         try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE name = ?", arguments: [name]).map { try Self.user($0) } }
     }
 
+    /// All users, by name.
     public func users() async throws -> [UserRecord] {
         try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM users ORDER BY name").map { try Self.user($0) } }
     }
 
+    /// Removes a user with all their containers and files; returns the blobs to delete.
     public func removeUser(id: ResourceID) async throws -> [BlobKey] {
         try await pool.write { db in
             let blobs = try String.fetchAll(db, sql: """
@@ -105,6 +110,7 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    /// Stores PutUserInfo's value for a user.
     public func setUserInfo(_ info: String, for userID: ResourceID) async throws {
         try await pool.write { db in
             try db.execute(sql: "UPDATE users SET user_info = ? WHERE id = ?", arguments: [info, userID.rawValue])
@@ -112,6 +118,9 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    /// Replaces a user's password hash and, in the same transaction, ends every web session of theirs
+    /// (`WebSessionStore`), so a new password signs out every browser. Returns how many sessions ended;
+    /// throws `WOPIStoreError.notFound` for an unknown user.
     public func setPasswordHash(_ hash: PasswordHash, for userID: ResourceID) async throws -> Int {
         try await pool.write { db in
             try db.execute(sql: "UPDATE users SET password_hash = ? WHERE id = ?", arguments: [hash.encoded, userID.rawValue])
@@ -123,10 +132,12 @@ public final class SQLiteStore: WOPIStore {
 
     // MARK: Containers
 
+    /// The container with this id.
     public func container(id: ResourceID) async throws -> ContainerRecord? {
         try lookUp { db in try Self.container(db, id) }
     }
 
+    /// The path from the owner's root down to and including this container.
     public func containerPath(to id: ResourceID) async throws -> [ContainerRecord] {
         try await pool.read { db in
             var path: [ContainerRecord] = []
@@ -141,6 +152,7 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    /// The direct children of a container, each list sorted by name.
     public func children(of id: ResourceID) async throws -> (containers: [ContainerRecord], files: [FileRecord]) {
         try await pool.read { db in
             guard try Self.container(db, id) != nil else { throw WOPIStoreError.notFound }
@@ -164,12 +176,17 @@ public final class SQLiteStore: WOPIStore {
         try pool.unsafeRead(body)
     }
 
+    /// Up to `limit` direct child containers of a container, sorted by name as in `children(of:)`,
+    /// starting after the child named `after` (case-insensitively) when it is given.
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
         try await pool.read { db in
             try Self.page(db, table: "containers", parent: "parent_id", id: id, after: after, limit: limit, decode: Self.container)
         }
     }
 
+    /// Up to `limit` files of a container, sorted by name as in `children(of:)`, starting after the
+    /// file named `after` (case-insensitively) when it is given. Same paging rules as
+    /// `childContainers(of:after:limit:)`.
     public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
         try await pool.read { db in
             try Self.page(db, table: "files", parent: "container_id", id: id, after: after, limit: limit, decode: Self.file)
@@ -188,6 +205,7 @@ public final class SQLiteStore: WOPIStore {
             """), arguments: [id.rawValue, after, limit], decode)
     }
 
+    /// Creates a child container. Throws `WOPIStoreError.nameTaken(_:)` when a sibling has the name.
     public func createContainer(named name: String, in parentID: ResourceID) async throws -> ContainerRecord {
         try await pool.write { db in
             guard let parent = try Self.container(db, parentID) else { throw WOPIStoreError.notFound }
@@ -202,6 +220,7 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    /// Renames a container. Throws `WOPIStoreError.nameTaken(_:)` when a sibling has the name.
     public func renameContainer(_ id: ResourceID, to name: String) async throws -> ContainerRecord {
         try await pool.write { db in
             guard var container = try Self.container(db, id) else { throw WOPIStoreError.notFound }
@@ -216,6 +235,7 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    /// Deletes an empty, non-root container. Throws `WOPIStoreError.notEmpty` otherwise.
     public func deleteContainer(_ id: ResourceID) async throws {
         try await pool.write { db in
             guard let container = try Self.container(db, id) else { throw WOPIStoreError.notFound }
@@ -229,10 +249,12 @@ public final class SQLiteStore: WOPIStore {
 
     // MARK: Files
 
+    /// The file with this id.
     public func file(id: ResourceID) async throws -> FileRecord? {
         try lookUp { db in try Self.file(db, id) }
     }
 
+    /// The file with this name in a container (case-insensitive).
     public func file(named name: String, in containerID: ResourceID) async throws -> FileRecord? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM files WHERE container_id = ? AND name = ? COLLATE NOCASE",
@@ -240,6 +262,7 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    /// Records a new file whose body is already stored.
     public func createFile(named name: String, in containerID: ResourceID, blob: StoredBlob, replacing: Bool, now: Date) async throws
         -> (file: FileRecord, replacedBlob: BlobKey?) {
         try await pool.write { db in
@@ -266,6 +289,7 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    /// Renames a file (the lock rules of `LockRules.Request.modify(_:)` apply); bumps its version.
     public func renameFile(_ id: ResourceID, to name: String, lock: WOPILock?, now: Date) async throws -> FileRecord {
         try await pool.write { db in
             guard var file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
@@ -281,6 +305,7 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    /// Deletes a file unless someone else holds its lock; returns its blob to delete.
     public func deleteFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> BlobKey {
         try await pool.write { db in
             guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
@@ -290,12 +315,14 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    /// Applies a lock request atomically and returns the decision with the file as it is afterwards.
     public func updateLock(_ id: ResourceID, request: LockRules.Request, now: Date) async throws
         -> (decision: LockRules.Decision, file: FileRecord) {
         // Concurrent lock changes share one transaction and one fsync (group commit).
         try await lockChanges.apply(id, request: request, now: now)
     }
 
+    /// Records new content for a file atomically, checking the lock (PutFile rules) in the same step.
     public func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws
         -> (file: FileRecord, replacedBlob: BlobKey) {
         try await pool.write { db in
@@ -305,6 +332,7 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    /// Every blob key a file or a kept version (`versions(of:)`) refers to, for garbage collection of orphans.
     public func referencedBlobs() async throws -> Set<BlobKey> {
         try await pool.read { db in
             Set(try String.fetchAll(db, sql: "SELECT blob_key FROM files UNION SELECT blob_key FROM file_versions").compactMap(BlobKey.init))
@@ -313,6 +341,8 @@ public final class SQLiteStore: WOPIStore {
 
     // MARK: Secrets
 
+    /// A host-wide secret, created with `make` the first time it is asked for and shared by every
+    /// process and machine using this store.
     public func hostSecret(named name: String, orCreate make: @Sendable () -> Data) async throws -> Data {
         try await pool.write { db in
             if let existing = try Data.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]) {
@@ -324,12 +354,14 @@ public final class SQLiteStore: WOPIStore {
         }
     }
 
+    /// A host setting others may read, such as the public URL `wopi serve` last ran under.
     public func hostSetting(named name: String) async throws -> String? {
         try await pool.read { db in
             try Data.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]).flatMap { String(data: $0, encoding: .utf8) }
         }
     }
 
+    /// Stores a host setting.
     public func setHostSetting(_ value: String, named name: String) async throws {
         try await pool.write { db in
             try db.execute(sql: "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
