@@ -77,7 +77,7 @@ extension PostgresStore {
                 throw WOPIStoreError.notFound
             }
             guard let root = try await Self.first(connection, "SELECT root_container_id FROM users WHERE id = \(item.ownerID.rawValue)",
-                                                  logger: self.logger, { try $0.decode(String.self) }).flatMap(ResourceID.init) else {
+                                                  logger: self.logger, { try $0.decode(String.self) }).storedID(column: "users.root_container_id") else {
                 throw WOPIStoreError.notFound
             }
             let original = try await Self.first(connection, """

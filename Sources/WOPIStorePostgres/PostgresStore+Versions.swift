@@ -132,7 +132,7 @@ extension PostgresStore {
             let used = try await Self.first(connection, """
                 SELECT EXISTS (SELECT 1 FROM files WHERE blob_key = \(candidate)) OR EXISTS (SELECT 1 FROM file_versions WHERE blob_key = \(candidate))
                 """, logger: logger) { try $0.decode(Bool.self) } ?? true
-            if !used, let blob = BlobKey(candidate) { orphans.append(blob) }
+            if !used { orphans.append(try .stored(candidate, column: "blob_key")) }
         }
         return ContentChange(previous: file, file: updated, droppedBlobs: orphans)
     }

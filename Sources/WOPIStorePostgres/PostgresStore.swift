@@ -132,7 +132,7 @@ public final class PostgresStore: WOPIStore {
                 try $0.decode(String.self)
             }
             guard !removed.isEmpty else { throw WOPIStoreError.notFound }
-            return blobs.compactMap(BlobKey.init)
+            return try blobs.map { try .stored($0, column: "blob_key") }
         }
     }
 
@@ -366,7 +366,7 @@ public final class PostgresStore: WOPIStore {
 
     /// Every blob key a file or a kept version (`versions(of:)`) refers to, for garbage collection of orphans.
     public func referencedBlobs() async throws -> Set<BlobKey> {
-        Set(try await all("SELECT blob_key FROM files UNION SELECT blob_key FROM file_versions") { try $0.decode(String.self) }.compactMap(BlobKey.init))
+        Set(try await all("SELECT blob_key FROM files UNION SELECT blob_key FROM file_versions") { try $0.decode(String.self) }.map { try .stored($0, column: "blob_key") })
     }
 
     // MARK: Secrets

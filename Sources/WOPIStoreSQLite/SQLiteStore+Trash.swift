@@ -64,7 +64,7 @@ extension SQLiteStore {
         try await pool.write { db in
             guard let (item, holder) = try Self.trashRows(db, owner: nil, before: nil, item: id).first else { throw WOPIStoreError.notFound }
             guard let root = try String.fetchOne(db, sql: "SELECT root_container_id FROM users WHERE id = ?", arguments: [item.ownerID.rawValue])
-                .flatMap(ResourceID.init) else { throw WOPIStoreError.notFound }
+                .storedID(column: "users.root_container_id") else { throw WOPIStoreError.notFound }
             let originalIsLive = try Self.container(db, item.originalFolderID)?.ownerID == item.ownerID
             let destination = TrashRules.destination(originalFolder: item.originalFolderID, originalFolderIsLive: originalIsLive, ownerRoot: root)
             let newName = name ?? item.name
@@ -110,7 +110,7 @@ extension SQLiteStore {
                     SELECT EXISTS (SELECT 1 FROM files WHERE blob_key = ?1) OR EXISTS (SELECT 1 FROM file_versions WHERE blob_key = ?1)
                     """, arguments: [key]) ?? true)
             }
-            return TrashPurge(removed: items, blobs: orphans.sorted().compactMap(BlobKey.init))
+            return TrashPurge(removed: items, blobs: try orphans.sorted().map { try .stored($0, column: "blob_key") })
         }
     }
 

@@ -31,7 +31,7 @@ extension SQLiteStore {
             let by: String? = row["modified_by"]
             let kinds: Int? = row["save_kinds"]
             return [FileVersionRecord(fileID: id, version: current.version, size: current.size, sha256: current.sha256, blobKey: current.blobKey,
-                                      modifiedAt: current.modifiedAt, modifiedBy: by.flatMap(ResourceID.init),
+                                      modifiedAt: current.modifiedAt, modifiedBy: try by.storedID(column: "files.modified_by"),
                                       saveKinds: kinds.map(SaveKinds.init(rawValue:)))] + kept
         }
     }
@@ -120,7 +120,7 @@ extension SQLiteStore {
             let used = try Bool.fetchOne(db, sql: """
                 SELECT EXISTS (SELECT 1 FROM files WHERE blob_key = ?) OR EXISTS (SELECT 1 FROM file_versions WHERE blob_key = ?)
                 """, arguments: [candidate, candidate]) ?? true
-            if !used, let blob = BlobKey(candidate) { orphans.append(blob) }
+            if !used { orphans.append(try .stored(candidate, column: "blob_key")) }
         }
         return ContentChange(previous: file, file: updated, droppedBlobs: orphans)
     }

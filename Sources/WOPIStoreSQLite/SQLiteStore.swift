@@ -106,7 +106,7 @@ public final class SQLiteStore: WOPIStore {
             } while db.changesCount > 0
             try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id.rawValue])
             guard db.changesCount > 0 else { throw WOPIStoreError.notFound }
-            return blobs.compactMap(BlobKey.init)
+            return try blobs.map { try .stored($0, column: "blob_key") }
         }
     }
 
@@ -335,7 +335,7 @@ public final class SQLiteStore: WOPIStore {
     /// Every blob key a file or a kept version (`versions(of:)`) refers to, for garbage collection of orphans.
     public func referencedBlobs() async throws -> Set<BlobKey> {
         try await pool.read { db in
-            Set(try String.fetchAll(db, sql: "SELECT blob_key FROM files UNION SELECT blob_key FROM file_versions").compactMap(BlobKey.init))
+            Set(try String.fetchAll(db, sql: "SELECT blob_key FROM files UNION SELECT blob_key FROM file_versions").map { try .stored($0, column: "blob_key") })
         }
     }
 
