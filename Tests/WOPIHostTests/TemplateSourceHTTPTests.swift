@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import NIOHTTP1
 import Testing
 import WOPICore
@@ -124,6 +125,22 @@ struct TemplateSourceHTTPTests {
             var stranger = WebFrontHTTPTests.Visitor(host: host)
             expectStatus(try await stranger.send(.POST, "/files/\(template.id.rawValue)/new-from-template", form: [("csrf", csrf)]), 303)
             #expect(try await Self.names(in: carol.rootContainerID, of: host) == carolsBefore)
+        }
+    }
+
+    @Test("A store that fails while recording the template gives the 503 page and takes the new document back")
+    func storeFailure() async throws {
+        try await Self.withCarol { host, visitor, carol, template in
+            let csrf = try #require(WebFrontHTTPTests.Visitor.csrf(in: try await visitor.send(.GET, "/")))
+            let before = try await Self.names(in: carol.rootContainerID, of: host)
+            // The records' table disappears under the running host, as when a database is restored half-way.
+            try await DatabaseQueue(path: host.dataURL.appendingPathComponent("wopi.sqlite").path).write {
+                try $0.execute(sql: "ALTER TABLE template_origins RENAME TO template_origins_gone")
+            }
+            let failed = try await visitor.send(.POST, "/files/\(template.id.rawValue)/new-from-template", form: [("csrf", csrf)])
+            expectStatus(failed, 503)
+            #expect(failed.html.contains("Temporarily unavailable"))
+            #expect(try await Self.names(in: carol.rootContainerID, of: host) == before, "no document without its template")
         }
     }
 }
