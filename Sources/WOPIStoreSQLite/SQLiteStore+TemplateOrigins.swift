@@ -5,6 +5,8 @@ import WOPIHost
 
 /// The embedded `TemplateOriginStore`: table `template_origins` (migration `v10-template-origins`).
 extension SQLiteStore: TemplateOriginStore {
+    /// Records that `fileID` was made from `templateID`, replacing an earlier record; `WOPIStoreError.notFound`
+    /// when either file does not exist.
     public func recordTemplateOrigin(of fileID: ResourceID, template templateID: ResourceID) async throws {
         try await pool.write { db in
             // Inserted only when both files exist, so an unknown id is "not found", never a constraint error.
@@ -17,6 +19,7 @@ extension SQLiteStore: TemplateOriginStore {
         }
     }
 
+    /// The template `fileID` was made from, if any.
     public func templateOrigin(of fileID: ResourceID) async throws -> ResourceID? {
         try await pool.read { db in
             try String.fetchOne(db, sql: "SELECT template_id FROM template_origins WHERE file_id = ?", arguments: [fileID.rawValue])

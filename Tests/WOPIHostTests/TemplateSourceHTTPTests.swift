@@ -48,6 +48,8 @@ struct TemplateSourceHTTPTests {
             #expect(page.html.contains(action), "the template row offers the form")
             #expect(page.html.contains("New document from template"))
             let csrf = try #require(WebFrontHTTPTests.Visitor.csrf(in: page))
+            #expect(page.html.contains("\(action) class=\"open\"><input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">"),
+                    "the form carries the session's CSRF token")
 
             let created = try await visitor.send(.POST, "/files/\(template.id.rawValue)/new-from-template", form: [("csrf", csrf)])
             expectStatus(created, 303)

@@ -26,7 +26,7 @@ extension CheckFileInfoResponse {
 }
 
 extension WOPIBackend {
-    /// CheckFileInfo's `TemplateSource` for `file` (``TemplateRules``): the template's GetFile URL with
+    /// CheckFileInfo's `TemplateSource` for `file` (WOPICore's `TemplateRules`): the template's GetFile URL with
     /// a token for this user on the template, expiring with their token on the document; `nil` once the
     /// document has content, when it was made from no template, or when the user can no longer read it.
     func templateSource(of file: FileRecord, for userID: ResourceID, notAfter: Date) async throws -> String? {

@@ -2,7 +2,7 @@ import Foundation
 import WOPICore
 
 /// Which template each new document was made from, so CheckFileInfo can hand a browser editor the
-/// template (`TemplateSource`, ``TemplateRules``) until the document's first save.
+/// template (`TemplateSource`) until the document's first save, as WOPICore's `TemplateRules` decide.
 ///
 /// Conform alongside ``WOPIStore`` to offer "New document from template" in the web front;
 /// `SQLiteStore` and `PostgresStore` do. A file's record goes when the file or its template is

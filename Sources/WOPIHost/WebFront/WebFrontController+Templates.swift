@@ -5,7 +5,7 @@ import WOPICore
 /// "New document from template" in the web front.
 extension WebFrontController {
     /// `POST /files/<id>/new-from-template`: an empty document beside the template `id`, named after
-    /// it with the document's extension (``TemplateRules``; a free variant when the name is taken),
+    /// it with the document's extension (WOPICore's `TemplateRules`; a free variant when the name is taken),
     /// recorded as made from it, then opened for editing on the host page of the first browser editor
     /// that edits it. The editor reads the template through CheckFileInfo's `TemplateSource` and
     /// saves the new document with an ordinary PutFile.
