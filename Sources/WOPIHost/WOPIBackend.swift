@@ -18,6 +18,9 @@ public struct WOPIBackend: Sendable {
     public let configuration: WOPIHostConfiguration
     /// The web front's sessions: the store when it is a ``WebSessionStore``, else this process's memory.
     let webSessions: any WebSessionStore
+    /// Which template each new document was made from: the store when it is a ``TemplateOriginStore``,
+    /// else `nil` (the web front then offers no "New document from template").
+    let templateOrigins: (any TemplateOriginStore)?
     /// `configuration.publicURL` as text, made once: Foundation rebuilds `absoluteString` on every call,
     /// and listings put it in every child's URL.
     let publicURLString: String
@@ -33,6 +36,7 @@ public struct WOPIBackend: Sendable {
         self.tokens = AccessTokenSigner(key: .init(data: key))
         self.configuration = configuration
         self.webSessions = store as? any WebSessionStore ?? InMemoryWebSessions()
+        self.templateOrigins = store as? any TemplateOriginStore
         self.publicURLString = configuration.publicURL.absoluteString
     }
 

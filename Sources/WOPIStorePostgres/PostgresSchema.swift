@@ -226,6 +226,16 @@ enum PostgresSchema {
             "ALTER TABLE files ADD COLUMN save_kinds integer",
             "ALTER TABLE file_versions ADD COLUMN save_kinds integer",
         ]),
+        // Which template each new document was made from, as SQLite's v10-template-origins.
+        Migration(version: 9, name: "template-origins", sql: [
+            """
+            CREATE TABLE template_origins (
+                file_id text PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+                template_id text NOT NULL REFERENCES files(id) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX template_origins_template ON template_origins (template_id)",
+        ]),
     ]
 
     /// The newest version this binary knows.

@@ -211,6 +211,17 @@ enum SQLiteSchema {
                 ALTER TABLE file_versions ADD COLUMN save_kinds INTEGER;
                 """)
         }
+        // Which template each new document was made from (TemplateOriginStore); the record goes with
+        // either file.
+        migrator.registerMigration("v10-template-origins") { db in
+            try db.execute(sql: """
+                CREATE TABLE template_origins (
+                    file_id TEXT PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+                    template_id TEXT NOT NULL REFERENCES files(id) ON DELETE CASCADE
+                );
+                CREATE INDEX template_origins_template ON template_origins(template_id);
+                """)
+        }
         return migrator
     }
 }

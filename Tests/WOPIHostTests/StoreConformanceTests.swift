@@ -25,4 +25,9 @@ struct StoreConformanceTests {
     func webSessions(_ kind: StoreKind, _ check: WebSessionStoreConformance.Check) async throws {
         try await WebSessionStoreConformance { try await StoreUnderTest.subject(kind, as: (any WOPIStore & WebSessionStore).self) }.run(check)
     }
+
+    @Test("keeps every template origin promise", arguments: StoreKind.allCases, TemplateOriginStoreConformance.Check.allCases)
+    func templateOrigins(_ kind: StoreKind, _ check: TemplateOriginStoreConformance.Check) async throws {
+        try await TemplateOriginStoreConformance { try await StoreUnderTest.subject(kind, as: (any WOPIStore & TemplateOriginStore).self) }.run(check)
+    }
 }

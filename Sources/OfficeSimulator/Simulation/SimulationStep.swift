@@ -95,6 +95,8 @@ public struct SimulationStep: Sendable, Hashable {
         case staleAutosave = "stale-autosave"
         /// Collabora Online's save on close, sent without the timestamp as its "overwrite" is.
         case exitSave = "exit-save"
+        /// Collabora Online reads the template CheckFileInfo's `TemplateSource` names, instead of GetFile, for a new document.
+        case templateSource = "template-source"
 
         /// The name a person reads.
         public var title: String {
@@ -143,6 +145,7 @@ public struct SimulationStep: Sendable, Hashable {
             case .otherWriter: "Another writer saves"
             case .staleAutosave: "Autosave with a stale timestamp"
             case .exitSave: "Exit save"
+            case .templateSource: "TemplateSource"
             }
         }
     }

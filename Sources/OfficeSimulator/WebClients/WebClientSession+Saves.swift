@@ -33,7 +33,8 @@ extension WebClientSession {
 
     /// Lock when `SupportsLocks`, GetFile, an autosave with the timestamp, RefreshLock, another
     /// writer's save, the stale autosave refused with 1010 and nothing overwritten, the exit save,
-    /// CheckFileInfo, Unlock.
+    /// CheckFileInfo, Unlock. When CheckFileInfo names a `TemplateSource`, the template is read
+    /// instead of GetFile and is the first autosave.
     mutating func collabora(_ wopi: WOPIRequests, _ info: FileInfo) async throws(SimulationFailure) -> SimulationResult {
         guard let seen = info.lastModifiedTime else {
             throw SimulationFailure(step: .checkFileInfo, reason: "LastModifiedTime is missing; Collabora Online needs it for X-COOL-WOPI-Timestamp")
@@ -46,9 +47,13 @@ extension WebClientSession {
         } else {
             report(.lock, .skipped, "CheckFileInfo does not set SupportsLocks; Collabora Online saves without a lock")
         }
-        let content = try await getFile(wopi, info.summary)
-
-        let autosaved = ContentEdit.edited(content)
+        // A new document made from a template: the editor builds it from the template and saves that first.
+        let autosaved: Data
+        if let source = info.templateSource {
+            autosaved = try await fetchTemplate(source)
+        } else {
+            autosaved = ContentEdit.edited(try await getFile(wopi, info.summary))
+        }
         let afterAutosave = try await collaboraSave(wopi, autosaved, lock: lock, timestamp: seen, exit: false, step: .autosave)
         report(.autosave, "saved \(autosaved.count) bytes with X-COOL-WOPI-Timestamp \(seen); the answer's LastModifiedTime is \(afterAutosave)")
         if let lock {

@@ -25,6 +25,8 @@ struct WebClientSession {
     struct FileInfo {
         var summary: CheckFileInfoSummary
         var lastModifiedTime: String?
+        /// Collabora Online's `TemplateSource`: the template a new document is made from.
+        var templateSource: String?
     }
 
     mutating func report(_ name: SimulationStep.Name, _ detail: String) {
@@ -153,7 +155,8 @@ struct WebClientSession {
         }
         report(.checkFileInfo, "'\(summary.baseFileName)', \(summary.size) bytes, Version \(summary.version), PostMessageOrigin \(origin); "
             + client.requiredProperties.map(\.name).joined(separator: ", ") + " present")
-        return FileInfo(summary: summary, lastModifiedTime: object["LastModifiedTime"]?.stringValue)
+        return FileInfo(summary: summary, lastModifiedTime: object["LastModifiedTime"]?.stringValue,
+                        templateSource: client == .collabora ? object["TemplateSource"]?.stringValue : nil)
     }
 
     mutating func takeLock(_ wopi: WOPIRequests, _ lock: String) async throws(SimulationFailure) {
@@ -193,6 +196,20 @@ struct WebClientSession {
             throw SimulationFailure(step: .getFile, reason: "GetFile returned \(response.body.count) bytes, CheckFileInfo said Size \(info.size)", response: response)
         }
         report(.getFile, "\(response.body.count) bytes")
+        return response.body
+    }
+
+    /// Collabora Online's `TemplateSource` (`wsd/reference.md`): a URL the editor can fetch as is
+    /// (it carries its own token) of the template the new document is made from.
+    mutating func fetchTemplate(_ source: String) async throws(SimulationFailure) -> Data {
+        guard let url = URL(string: source), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw SimulationFailure(step: .templateSource, reason: "TemplateSource '\(source)' is not an absolute http(s) URL the editor can fetch")
+        }
+        let response = try await send(SimulatorRequest(method: "GET", url: url, headers: [SimulatorHeader("User-Agent", Self.userAgent)]), .templateSource)
+        guard response.status == 200 else {
+            throw SimulationFailure(step: .templateSource, reason: "fetching TemplateSource must answer 200 with the template", response: response)
+        }
+        report(.templateSource, "\(response.body.count) bytes of template, read instead of GetFile for the new document")
         return response.body
     }
 

@@ -16,7 +16,8 @@ import WOPIHTTPClient
 ///    `X-COOL-WOPI-Timestamp` (the last `LastModifiedTime`) answered with the new `LastModifiedTime`,
 ///    RefreshLock, another writer's save, an autosave with the now stale timestamp that must get 409
 ///    with `{"COOLStatusCode":1010}` and change nothing, the exit save without the timestamp (as
-///    Collabora's "overwrite" is), CheckFileInfo, Unlock.
+///    Collabora's "overwrite" is), CheckFileInfo, Unlock. For a new document made from a template
+///    (CheckFileInfo's `TemplateSource`), the template is read instead of GetFile and is the first autosave.
 ///
 /// The first answer the editor would not accept stops the session with a ``SimulationFailure``
 /// naming the step; any lock the simulator still holds is then released.

@@ -59,6 +59,7 @@ struct CheckFileInfoResponse: Encodable {
     var downloadUrl: String? = nil
     var enableOwnerTermination: Bool? = nil
     var userExtraInfo: [String: String]? = nil
+    var templateSource: String? = nil
 }
 
 /// The share URL kinds this host hands out (GetShareUrl.rst, `X-WOPI-UrlType`).

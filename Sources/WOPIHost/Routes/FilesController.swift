@@ -45,7 +45,10 @@ struct FilesController<Context: RequestContext>: Sendable {
             userCanNotWriteRelative: permissions.userCanNotWriteRelative, readOnly: permissions.readOnly,
             supportedShareUrlTypes: AccessRules.shareURLTypes(for: access.role),
             breadcrumbBrandName: backend.configuration.brandName, breadcrumbFolderName: access.containerName)
-        if backend.configuration.webClients != nil { response.addBrowserEditorFields(file: file, role: access.role, backend: backend) }
+        if backend.configuration.webClients != nil {
+            response.addBrowserEditorFields(file: file, role: access.role, backend: backend)
+            response.templateSource = try await backend.templateSource(of: file, for: user.id, notAfter: access.claims.expiresAt)
+        }
         return try WOPIJSON.response(response)
     }
 

@@ -69,6 +69,11 @@ public actor WebClients {
         clients.first { $0.actions.handles(fileNamed: fileName) }
     }
 
+    /// The first client (in the order given) that edits a file named `fileName`.
+    public func firstClient(editing fileName: String) -> Client? {
+        clients.first { $0.actions.action(.edit, forFileNamed: fileName) != nil }
+    }
+
     /// The proof keys of the clients that have them.
     public var proofKeys: [ProofKeyPair] { clients.compactMap(\.document.proofKeys) }
 

@@ -3,7 +3,8 @@ import OfficeURLScheme
 import WOPICore
 
 /// What a folder page (`folder.mustache`) shows: breadcrumbs, the upload and new-folder forms, and
-/// one row per folder and file with its size, modified time, download and Office links, and a
+/// one row per folder and file with its size, modified time, download and Office links ("New document
+/// from template" for a template a browser editor fills), and a
 /// "More" panel (`<details>`, so it needs no script) holding rename, delete and share.
 struct FolderPage: Sendable {
     var strings: WebFrontStrings
@@ -50,6 +51,14 @@ struct FolderPage: Sendable {
         var office: OfficeLinks?
         /// The host page that opens the file in a browser editor, when one handles it.
         var browser: BrowserLink?
+        /// For a template a browser editor can fill: the form that makes a new document from it.
+        var fromTemplate: TemplateForm?
+    }
+
+    /// "New document from template": a form posted to `/files/<id>/new-from-template`.
+    struct TemplateForm: Sendable {
+        var action: String
+        var label: String
     }
 
     /// "Open in browser": the host page (`/open/<id>`) of a browser editor.
@@ -105,7 +114,7 @@ struct FolderPage: Sendable {
     /// The page of `path`'s last folder, holding `folders` and `files`.
     init(path: [ContainerRecord], folders: [ContainerRecord], files: [FileRecord], officeLinks: [ResourceID: OfficeOpenLinks],
          csrf: String, language: PageLanguage, basePath: String, maximumFileSize: Int64, error: String?, shared: [SharedEntry],
-         openInBrowser: Set<ResourceID> = []) {
+         openInBrowser: Set<ResourceID> = [], templates: Set<ResourceID> = []) {
         let strings = language.webFront
         let folder = path.last
         self.strings = strings
@@ -129,7 +138,9 @@ struct FolderPage: Sendable {
                 size: language.size(file.size), modifiedISO: file.modifiedAt.formatted(.iso8601), modified: Self.time(file.modifiedAt),
                 office: officeLinks[file.id].map { OfficeLinks($0, strings) },
                 browser: openInBrowser.contains(file.id)
-                    ? BrowserLink(href: "\(basePath)/open/\(file.id.rawValue)?action=edit", label: strings.openInBrowser) : nil)
+                    ? BrowserLink(href: "\(basePath)/open/\(file.id.rawValue)?action=edit", label: strings.openInBrowser) : nil,
+                fromTemplate: templates.contains(file.id)
+                    ? TemplateForm(action: "\(basePath)/files/\(file.id.rawValue)/new-from-template", label: strings.newFromTemplate) : nil)
         }
         self.shared = shared.map { entry in
             SharedRow(name: entry.name, isFolder: entry.isFolder, kind: entry.isFolder ? "folder" : "file", pageURL: entry.pageURL,

@@ -10,7 +10,7 @@ import WOPICore
 /// Routes, relative to the public URL:
 /// - `GET /`: the user's root folder, or the sign-in form; `POST /signin`, `POST /signout`.
 /// - `GET /folders/<id>`; `POST /folders/<id>/upload|create|rename|delete|share`.
-/// - `GET /files/<id>/download`; `POST /files/<id>/rename|delete|share`.
+/// - `GET /files/<id>/download`; `POST /files/<id>/rename|delete|share|new-from-template`.
 /// - `GET /open/<id>`: the host page of a browser editor (``WebClients``).
 /// - `GET /assets/upload.js`, `GET /assets/host-page.js`, `GET /assets/icon.svg`.
 ///
@@ -60,6 +60,9 @@ struct WebFrontController<Context: RequestContext>: Sendable {
                 try await page(request, context) { try await share(request, context: context, isFolder: isFolder) }
             }
         }
+        router.post("files/:id/new-from-template") { request, context in
+            try await page(request, context) { try await newFromTemplate(request, context: context) }
+        }
         router.get("files/:id/download") { request, context in try await page(request, context) { try await download(request, context: context) } }
         addTrashRoutes(to: router)
         router.get("open/:id") { request, context in try await page(request, context) { try await openInBrowser(request, context: context) } }
@@ -108,13 +111,16 @@ struct WebFrontController<Context: RequestContext>: Sendable {
         var links: [ResourceID: OfficeOpenLinks] = [:]
         for file in children.files { links[file.id] = officeLinks(file, for: user) }
         var inBrowser: Set<ResourceID> = []
+        var templates: Set<ResourceID> = []
         if let clients = backend.configuration.webClients {
             for file in children.files where await clients.firstClient(handling: file.name) != nil { inBrowser.insert(file.id) }
+            for file in children.files where await templateEditor(for: file) != nil { templates.insert(file.id) }
         }
         let page = FolderPage(path: path.isEmpty ? [folder] : path, folders: children.containers, files: children.files, officeLinks: links,
                               csrf: session.csrf, language: language, basePath: basePath,
                               maximumFileSize: backend.configuration.maximumFileSize, error: error,
-                              shared: folder.id == user.rootContainerID ? try await sharedEntries(for: user) : [], openInBrowser: inBrowser)
+                              shared: folder.id == user.rootContainerID ? try await sharedEntries(for: user) : [], openInBrowser: inBrowser,
+                              templates: templates)
         return try layout(language, session: session, user: user, pagePath: "\(basePath)/folders/\(folder.id.rawValue)")
             .response("folder", page, title: page.title, script: true, status: status, extraHeaders: Self.cookieHeaders(cookies))
     }

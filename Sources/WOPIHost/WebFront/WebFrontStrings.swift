@@ -67,6 +67,10 @@ struct WebFrontStrings: Sendable {
     var editorFrameTitle: String = "Editor for %@"
     /// The host page's refusal when no browser editor opens the file that way.
     var noBrowserEditor: String = "No browser editor can open this file."
+    /// The button that makes a new document from a template and opens it in a browser editor.
+    var newFromTemplate: String = "New document from template"
+    /// The refusal when that is asked of a file that is no template (or no browser editor fills it).
+    var notATemplate: String = "This file is not a template a browser editor can fill."
 
     static let english = WebFrontStrings(
         myFiles: "My files", signOut: "Sign out", signedInAs: "Signed in as %@", language: "Language",
@@ -105,7 +109,9 @@ struct WebFrontStrings: Sendable {
         unavailableTitle: "Vorübergehend nicht verfügbar",
         unavailable: "Ihre Dateien sind gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.",
         openInBrowser: "Im Browser öffnen", editorFrameTitle: "Editor für %@",
-        noBrowserEditor: "Kein Browser-Editor kann diese Datei öffnen.")
+        noBrowserEditor: "Kein Browser-Editor kann diese Datei öffnen.",
+        newFromTemplate: "Neues Dokument aus Vorlage",
+        notATemplate: "Diese Datei ist keine Vorlage, die ein Browser-Editor ausfüllen kann.")
 
     static let simplifiedChinese = WebFrontStrings(
         myFiles: "我的文件", signOut: "退出登录", signedInAs: "已登录为 %@", language: "语言",
@@ -123,7 +129,8 @@ struct WebFrontStrings: Sendable {
         sharedWithMe: "与我共享", sharedByEditor: "由 %@ 共享 · 您可以编辑", sharedByViewer: "由 %@ 共享 · 仅查看",
         unavailableTitle: "暂时无法使用",
         unavailable: "暂时无法访问您的文件，请稍后再试。",
-        openInBrowser: "在浏览器中打开", editorFrameTitle: "%@ 的编辑器", noBrowserEditor: "没有可打开此文件的浏览器编辑器。")
+        openInBrowser: "在浏览器中打开", editorFrameTitle: "%@ 的编辑器", noBrowserEditor: "没有可打开此文件的浏览器编辑器。",
+        newFromTemplate: "从模板新建文档", notATemplate: "此文件不是浏览器编辑器可使用的模板。")
 }
 
 extension PageLanguage {
