@@ -43,11 +43,11 @@ import Testing
 
     @Test("check-host: a host with IsEduUser as a string is not ready, and the line names the rule", .timeLimit(.minutes(10)))
     func plantedFaultIsNamed() async throws {
-        try await StandInWOPIHost.withRunning(fault: .isEduUserAsString) { host in
+        try await FaultyWOPIHost.withRunning(faults: [.isEduUserAsString, .noContainers]) { host in
             let junit = FileManager.default.temporaryDirectory.appendingPathComponent("check-host-\(UUID().uuidString).xml")
             defer { try? FileManager.default.removeItem(at: junit) }
             let run = try await ScenarioCLITests.run([
-                "check-host", "--wopi-src", host.wopiSrc, "--access-token", StandInWOPIHost.token,
+                "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token,
                 "--testcases", try ConformanceTests.testCasesURL().path, "--junit", junit.path,
             ], timeout: 600)
             #expect(run.exitCode == 1, "\(run.stdout)\n\(run.stderr)")
@@ -81,9 +81,9 @@ import Testing
 
     @Test("check-host: the same host without the planted fault passes that rule", .timeLimit(.minutes(10)))
     func withoutThePlantedFault() async throws {
-        try await StandInWOPIHost.withRunning { host in
+        try await FaultyWOPIHost.withRunning(fault: .noContainers) { host in
             let run = try await ScenarioCLITests.run([
-                "check-host", "--wopi-src", host.wopiSrc, "--access-token", StandInWOPIHost.token,
+                "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token,
                 "--testcases", try ConformanceTests.testCasesURL().path,
             ], timeout: 600)
             let lines = RoundTripTests.lines(run.stdout)

@@ -77,9 +77,9 @@ import Testing
 
     @Test("--access-token against a WOPI host that is not WOPIKit's: the file scenarios pass", .timeLimit(.minutes(10)))
     func accessTokenAgainstStandInHost() async throws {
-        try await StandInWOPIHost.withRunning { host in
-            let original = await host.files.item("1")?.bytes ?? Data()
-            let run = try await Self.run(["simulate", host.invokeURI(), "--access-token", StandInWOPIHost.token, "--scenario", "all"])
+        try await FaultyWOPIHost.withRunning(fault: .noContainers) { host in
+            let original = await host.storage.files["F1"]?.bytes ?? Data()
+            let run = try await Self.run(["simulate", host.invokeURI, "--access-token", FaultyWOPIHost.token, "--scenario", "all"])
             #expect(run.exitCode == 0, "simulate failed:\n\(run.stdout)\n\(run.stderr)")
             let summaries = Self.summaries(run.stdout)
             for scenario in ["open-edit-save", "save-as", "rename", "conflict", "upload-pending"] {
@@ -88,18 +88,18 @@ import Testing
             #expect(summaries["create"]?.contains("SupportsContainers") == true, "create: \(summaries["create"] ?? "none")")
             #expect(summaries["browse"]?.hasPrefix("skipped") == true && summaries["token-refresh"]?.hasPrefix("skipped") == true)
 
-            let file = try #require(await host.files.item("1"))
+            let file = try #require(await host.storage.files["F1"])
             #expect(file.name == "Plan renamed on iOS.docx")
             #expect(file.lock == nil)
             #expect(file.bytes.count > original.count && file.bytes.starts(with: original))
-            #expect(await host.files.names.contains("Plan (saved as on iOS).docx"))
+            #expect(await host.storage.names.contains("Plan (saved as on iOS).docx"))
         }
     }
 
     @Test("--scenario all --json: every line is a JSON object, each scenario starts and ends with a summary object", .timeLimit(.minutes(5)))
     func allScenariosAsJSON() async throws {
-        try await StandInWOPIHost.withRunning { host in
-            let run = try await Self.run(["simulate", host.invokeURI(), "--access-token", StandInWOPIHost.token, "--scenario", "all", "--json"])
+        try await FaultyWOPIHost.withRunning(fault: .noContainers) { host in
+            let run = try await Self.run(["simulate", host.invokeURI, "--access-token", FaultyWOPIHost.token, "--scenario", "all", "--json"])
             #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
             let objects = try RoundTripTests.lines(run.stdout).map { line in
                 try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON line: \(line)")

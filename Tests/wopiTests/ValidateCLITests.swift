@@ -4,7 +4,8 @@ import Testing
 import WOPIValidator
 
 /// `wopi validate` and the validator family of `wopi check-host` against hosts that are not WOPIKit's
-/// (``ValidatorStandInHost``), one planted fault per test, through the real binary.
+/// (``FaultyWOPIHost`` with `given.wopitest`, claiming a RenameFile it does not do), one planted fault
+/// per test, through the real binary.
 @Suite(.serialized) struct ValidateCLITests {
     static func lines(_ text: String) -> [String] {
         text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
@@ -14,8 +15,8 @@ import WOPIValidator
           .timeLimit(.minutes(5)))
     func missingOwnerIdIsAFailure() async throws {
         let testcases = try ConformanceTests.testCasesURL().path
-        try await ValidatorStandInHost.withRunning(.init(omitsOwnerId: true)) { host in
-            let run = try await ScenarioCLITests.run(["validate", "--wopi-src", host.wopiSrc("2"), "--access-token", ValidatorStandInHost.token,
+        try await FaultyWOPIHost.withRunning(faults: [.missingOwnerId, .renameNotImplemented], options: .validatorTestFile) { host in
+            let run = try await ScenarioCLITests.run(["validate", "--wopi-src", host.wopiSrc("F2"), "--access-token", FaultyWOPIHost.token,
                                                       "--testcases", testcases], timeout: 300)
             #expect(run.exitCode == 1, "\(run.stdout)\n\(run.stderr)")
             let lines = Self.lines(run.stdout)
@@ -26,15 +27,15 @@ import WOPIValidator
             #expect(lines.contains("WopiValidatorPrereq failed: 123 cases not run"), "\(run.stdout)")
             #expect(lines.filter { $0.hasPrefix("SKIP ") }.allSatisfy { $0.hasSuffix(": Prerequisites failed: WopiValidatorPrereq") })
             #expect(lines.last == "0 passed, 1 failed, 123 skipped")
-            #expect(await host.files.names == ["Plan.docx", "given.wopitest"], "nothing ran past the prerequisite")
+            #expect(await host.storage.names == ["Plan.docx", "given.wopitest"], "nothing ran past the prerequisite")
         }
     }
 
     @Test("check-host: a validator run that executed nothing is not ready, and its scratch file is deleted", .timeLimit(.minutes(10)))
     func checkHostRefusesAnEmptyValidatorRun() async throws {
         let testcases = try ConformanceTests.testCasesURL().path
-        try await ValidatorStandInHost.withRunning(.init(omitsOwnerId: true)) { host in
-            let run = try await ScenarioCLITests.run(["check-host", "--wopi-src", host.wopiSrc("1"), "--access-token", ValidatorStandInHost.token,
+        try await FaultyWOPIHost.withRunning(faults: [.missingOwnerId, .renameNotImplemented], options: .validatorTestFile) { host in
+            let run = try await ScenarioCLITests.run(["check-host", "--wopi-src", host.wopiSrc("F1"), "--access-token", FaultyWOPIHost.token,
                                                       "--testcases", testcases], timeout: 600)
             #expect(run.exitCode == 1, "\(run.stdout)\n\(run.stderr)")
             let lines = Self.lines(run.stdout)
@@ -44,7 +45,7 @@ import WOPIValidator
                 + "(see validator prerequisite/WopiValidatorPrereq)"), "\(run.stdout)")
             #expect(lines.filter { $0.contains("OwnerId") && $0.hasPrefix("[FAIL] validator") }.count == 1, "\(run.stdout)")
             #expect(lines.last?.hasPrefix("verdict: not ready") == true)
-            let names = await host.files.names
+            let names = await host.storage.names
             #expect(!names.contains { $0.hasPrefix("check-host-") }, "\(names)")
         }
     }
@@ -53,20 +54,20 @@ import WOPIValidator
           .timeLimit(.minutes(10)))
     func scratchFileForHostsWithoutPutRelativeFile() async throws {
         let testcases = try ConformanceTests.testCasesURL().path
-        try await ValidatorStandInHost.withRunning(.init(refusesPutRelative: true)) { host in
-            let base = ["check-host", "--wopi-src", host.wopiSrc("1"), "--access-token", ValidatorStandInHost.token, "--testcases", testcases]
+        try await FaultyWOPIHost.withRunning(faults: [.putRelativeNotImplemented, .renameNotImplemented], options: .validatorTestFile) { host in
+            let base = ["check-host", "--wopi-src", host.wopiSrc("F1"), "--access-token", FaultyWOPIHost.token, "--testcases", testcases]
             let refused = try await ScenarioCLITests.run(base, timeout: 600)
             let scratchLine = try #require(Self.lines(refused.stdout).first { $0.contains("validator scratch-file") }, "\(refused.stdout)")
             #expect(scratchLine.hasPrefix("[FAIL] validator scratch-file: PutRelativeFile could not create check-host-"), "\(scratchLine)")
-            #expect(scratchLine.contains("(HTTP 501, body: unsupported operation PUT_RELATIVE for POST /wopi/files/1?access_token=[redacted]"),
+            #expect(scratchLine.contains("(HTTP 501, body: unsupported operation PUT_RELATIVE for POST /wopi/files/F1?access_token=[redacted]"),
                     "\(scratchLine)")
             #expect(scratchLine.contains("--scratch-file and --scratch-token"))
-            #expect(!refused.stdout.contains(ValidatorStandInHost.token))
+            #expect(!refused.stdout.contains(FaultyWOPIHost.token))
 
-            let given = try await ScenarioCLITests.run(base + ["--scratch-file", host.wopiSrc("2"), "--scratch-token", ValidatorStandInHost.token],
+            let given = try await ScenarioCLITests.run(base + ["--scratch-file", host.wopiSrc("F2"), "--scratch-token", FaultyWOPIHost.token],
                                                        timeout: 600)
             let lines = Self.lines(given.stdout)
-            #expect(lines.contains("[ok]   validator scratch-file: using the given \(host.wopiSrc("2"))"), "\(given.stdout)")
+            #expect(lines.contains("[ok]   validator scratch-file: using the given \(host.wopiSrc("F2"))"), "\(given.stdout)")
             let passed = lines.filter { $0.hasPrefix("[ok]   validator ") && $0.contains("/") }
             #expect(passed.count >= 20, "the validator's cases ran on the given file:\n\(given.stdout)")
             #expect(lines.contains { $0.hasPrefix("[ok]   validator Locks/") }, "\(given.stdout)")
@@ -77,16 +78,16 @@ import WOPIValidator
             let failures = Self.failedValidatorRequests(in: lines)
             #expect(!failures.isEmpty, "\(given.stdout)")
             #expect(failures.allSatisfy(Self.showsAnswer), "\(failures)")
-            #expect(await host.files.names.contains("given.wopitest"), "the given file is the user's: never deleted")
+            #expect(await host.storage.names.contains("given.wopitest"), "the given file is the user's: never deleted")
         }
     }
 
     @Test("a distinctive token is in no artifact: stdout, stderr, --json, --junit", .timeLimit(.minutes(10)))
     func tokenInNoArtifact() async throws {
         let testcases = try ConformanceTests.testCasesURL().path
-        let token = ValidatorStandInHost.token
-        try await ValidatorStandInHost.withRunning { host in
-            let json = try await ScenarioCLITests.run(["validate", "--wopi-src", host.wopiSrc("2"), "--access-token", token,
+        let token = FaultyWOPIHost.token
+        try await FaultyWOPIHost.withRunning(faults: [.renameNotImplemented], options: .validatorTestFile) { host in
+            let json = try await ScenarioCLITests.run(["validate", "--wopi-src", host.wopiSrc("F2"), "--access-token", token,
                                                        "--testcases", testcases, "--json"], timeout: 300)
             #expect(json.exitCode == 1, "the stand-in claims renames it does not do: \(json.stderr)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
@@ -97,14 +98,14 @@ import WOPIValidator
 
             let junit = FileManager.default.temporaryDirectory.appendingPathComponent("check-host-\(UUID().uuidString).xml")
             defer { try? FileManager.default.removeItem(at: junit) }
-            let checked = try await ScenarioCLITests.run(["check-host", "--wopi-src", host.wopiSrc("1"), "--access-token", token,
+            let checked = try await ScenarioCLITests.run(["check-host", "--wopi-src", host.wopiSrc("F1"), "--access-token", token,
                                                           "--testcases", testcases, "--junit", junit.path], timeout: 600)
             let xml = try String(contentsOf: junit, encoding: .utf8)
             #expect(xml.contains("your token [redacted] is fine"), "the JUnit XML carries the masked echo")
             for (artifact, text) in [("validate stdout", json.stdout), ("validate stderr", json.stderr), ("check-host stdout", checked.stdout),
                                      ("check-host stderr", checked.stderr), ("JUnit XML", xml)] {
                 #expect(!text.contains(token), "\(artifact) holds the token")
-                #expect(!text.contains(String(token.dropFirst(4).prefix(36))), "\(artifact) holds part of the token")
+                #expect(!text.contains(String(token.suffix(36))), "\(artifact) holds part of the token (its UUID)")
             }
         }
     }
@@ -112,9 +113,9 @@ import WOPIValidator
     @Test("validate | head -1: the run ends quietly, without a crash or a signal", .timeLimit(.minutes(5)))
     func closedStdoutValidate() async throws {
         let testcases = try ConformanceTests.testCasesURL().path
-        try await ValidatorStandInHost.withRunning { host in
+        try await FaultyWOPIHost.withRunning(faults: [.renameNotImplemented], options: .validatorTestFile) { host in
             let run = try await Self.pipeline([
-                "validate", "--wopi-src", host.wopiSrc("2"), "--access-token", ValidatorStandInHost.token, "--testcases", testcases,
+                "validate", "--wopi-src", host.wopiSrc("F2"), "--access-token", FaultyWOPIHost.token, "--testcases", testcases,
             ], into: "head -1")
             #expect(run.status == 1, "exit \(run.status) (a signal shows as 128+n); stderr:\n\(run.stderr)")
             #expect(run.stderr.isEmpty, "quiet: \(run.stderr)")
@@ -125,16 +126,16 @@ import WOPIValidator
     @Test("check-host | (reader that leaves after the scratch file): quiet end, scratch file deleted", .timeLimit(.minutes(5)))
     func closedStdoutCheckHost() async throws {
         let testcases = try ConformanceTests.testCasesURL().path
-        try await ValidatorStandInHost.withRunning { host in
+        try await FaultyWOPIHost.withRunning(faults: [.renameNotImplemented], options: .validatorTestFile) { host in
             let run = try await Self.pipeline([
-                "check-host", "--wopi-src", host.wopiSrc("1"), "--access-token", ValidatorStandInHost.token, "--testcases", testcases,
+                "check-host", "--wopi-src", host.wopiSrc("F1"), "--access-token", FaultyWOPIHost.token, "--testcases", testcases,
             ], into: "awk '/validator scratch-file/ { print; exit }'")
             #expect(run.status == 1, "exit \(run.status) (a signal shows as 128+n); stderr:\n\(run.stderr)")
             #expect(run.stderr.isEmpty, "quiet: \(run.stderr)")
             #expect(run.stdout.hasPrefix("[ok]   validator scratch-file: created check-host-"), "\(run.stdout)")
-            let names = await host.files.names
+            let names = await host.storage.names
             #expect(!names.contains { $0.hasPrefix("check-host-") }, "the scratch file is left on the host: \(names)")
-            #expect(await host.files.deleted.contains { $0.hasPrefix("check-host-") })
+            #expect(await host.storage.deleted.contains { $0.hasPrefix("check-host-") })
         }
     }
 
@@ -142,18 +143,18 @@ import WOPIValidator
           .timeLimit(.minutes(5)), arguments: [SIGINT, SIGTERM])
     func interruptedCheckHost(signal: Int32) async throws {
         let testcases = try ConformanceTests.testCasesURL().path
-        try await ValidatorStandInHost.withRunning(.init(holdsDownloadsOfCreatedFiles: true)) { host in
+        try await FaultyWOPIHost.withRunning(faults: [.renameNotImplemented], options: [.validatorTestFile, .holdsDownloadsOfCreatedFiles]) { host in
             let process = ChildProcess()
             process.executableURL = try WopiProcess.executableURL()
-            process.arguments = ["check-host", "--wopi-src", host.wopiSrc("1"), "--access-token", ValidatorStandInHost.token, "--testcases", testcases]
+            process.arguments = ["check-host", "--wopi-src", host.wopiSrc("F1"), "--access-token", FaultyWOPIHost.token, "--testcases", testcases]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
             // The validator is at work on the scratch file when its GetFile waits in the host.
             let deadline = Date().addingTimeInterval(60)
-            while await host.files.heldCount == 0, process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(await host.files.heldCount > 0, "the validator never reached the scratch file")
-            #expect(await host.files.names.contains { $0.hasPrefix("check-host-") })
+            while await host.storage.heldCount == 0, process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(await host.storage.heldCount > 0, "the validator never reached the scratch file")
+            #expect(await host.storage.names.contains { $0.hasPrefix("check-host-") })
             kill(process.processIdentifier, signal)
             let exitDeadline = Date().addingTimeInterval(30)
             while process.isRunning, Date() < exitDeadline { try await Task.sleep(for: .milliseconds(20)) }
@@ -161,7 +162,7 @@ import WOPIValidator
             process.waitUntilExit()
             #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal,
                     "\(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)")
-            let names = await host.files.names
+            let names = await host.storage.names
             #expect(!names.contains { $0.hasPrefix("check-host-") }, "the scratch file is left on the host: \(names)")
         }
     }

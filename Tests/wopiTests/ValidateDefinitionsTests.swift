@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import TestSupport
 import Testing
 import WOPIValidator
 
@@ -39,7 +40,7 @@ import WOPIValidator
                 Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
             }
         }
-        return try await ValidatorStandInHost.serve(router, body)
+        return try await LoopbackServer.serve(router, label: "definitions repository", body)
     }
 
     static func temporaryFolder() throws -> URL {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The files, folders and locks of ``FaultyWOPIHost``, and its WOPI operations as the REST docs
-/// describe them — except where the planted ``HostFault`` says otherwise.
+/// describe them — except where a planted ``HostFault`` says otherwise.
 actor FaultyHostStorage {
     /// One request, as the routes hand it over.
     struct Call: Sendable {
@@ -34,6 +34,8 @@ actor FaultyHostStorage {
         var modified = Date()
         /// PutFiles started since the lock was taken, for ``HostFault/putFileStaleTimestamp``.
         var uploadsUnderLock = 0
+        /// Made by PutRelativeFile, for ``FaultyWOPIHost/Options/holdsDownloadsOfCreatedFiles``.
+        var created = false
     }
 
     struct Folder {
@@ -41,18 +43,46 @@ actor FaultyHostStorage {
         var parent: String?
     }
 
-    let fault: HostFault?
+    let faults: Set<HostFault>
+    let options: FaultyWOPIHost.Options
     private(set) var files: [String: File]
+    /// The names of the files DeleteFile removed, in order.
+    private(set) var deleted: [String] = []
     private var folders: [String: Folder] = ["root": Folder(name: "Stand-in root", parent: nil), "docs": Folder(name: "Documents", parent: "root")]
     private var nextID = 1
     private var base = URL(fileURLWithPath: "/")
+    private var held: [CheckedContinuation<Void, Never>] = []
+    private var releasing = false
 
-    init(fault: HostFault?) {
-        self.fault = fault
+    init(faults: Set<HostFault>, options: FaultyWOPIHost.Options) {
+        self.faults = faults
+        self.options = options
         files = ["F1": File(name: FaultyWOPIHost.fileName, folder: "docs", bytes: Data(repeating: 0x50, count: 32 * 1024))]
+        if options.contains(.validatorTestFile) {
+            files["F2"] = File(name: FaultyWOPIHost.validatorTestFileName, folder: "docs", bytes: Data())
+        }
     }
 
     func setBase(_ url: URL) { base = url }
+
+    /// Every file's name, sorted.
+    var names: [String] { files.values.map(\.name).sorted() }
+
+    /// How many GetFile requests wait in ``holdIfCreated(_:)``.
+    var heldCount: Int { held.count }
+
+    /// Waits until ``releaseHeld()`` when `id` was made by PutRelativeFile and the options ask for it.
+    func holdIfCreated(_ id: String) async {
+        guard options.contains(.holdsDownloadsOfCreatedFiles), !releasing, files[id]?.created == true else { return }
+        await withCheckedContinuation { held.append($0) }
+    }
+
+    /// Lets every held GetFile go, and any later one pass.
+    func releaseHeld() {
+        releasing = true
+        for continuation in held { continuation.resume() }
+        held = []
+    }
 
     /// The file now named `name`, if any.
     func file(named name: String) -> File? { files.values.first { $0.name == name } }
@@ -63,13 +93,14 @@ actor FaultyHostStorage {
     // MARK: Dispatch
 
     func refuseToken(_ call: Call) -> Reply {
-        if fault == .invalidTokenAnswers500, call.kind == "files", call.operation == nil, call.method == "GET" {
+        if faults.contains(.invalidTokenAnswers500), call.kind == "files", call.operation == nil, call.method == "GET" {
             return Reply(status: 500, body: Data("token lookup failed".utf8))
         }
         return Reply(status: 401)
     }
 
     func handle(_ call: Call) -> Reply {
+        if faults.contains(.noContainers), call.kind == "containers" || call.operation == "ancestry" { return Reply(status: 501) }
         switch (call.kind, call.method, call.operation) {
         case ("files", "GET", nil): return checkFileInfo(call.id)
         case ("files", "GET", "contents"): return getFile(call)
@@ -95,8 +126,8 @@ actor FaultyHostStorage {
         case "GET_LOCK": return getLock(call.id)
         case "REFRESH_LOCK": return refreshLock(call.id, lock ?? "")
         case "UNLOCK": return unlock(call.id, lock ?? "")
-        case "PUT_RELATIVE": return putRelativeFile(call)
-        case "RENAME_FILE": return renameFile(call.id, stem: Self.utf7Decoded(call.header("X-WOPI-RequestedName") ?? ""), lock: lock)
+        case "PUT_RELATIVE" where !faults.contains(.putRelativeNotImplemented): return putRelativeFile(call)
+        case "RENAME_FILE" where !faults.contains(.renameNotImplemented): return renameFile(call.id, stem: Self.utf7Decoded(call.header("X-WOPI-RequestedName") ?? ""), lock: lock)
         case "DELETE": return deleteFile(call.id)
         default: return Reply(status: 501)
         }
@@ -129,22 +160,26 @@ actor FaultyHostStorage {
             "PostMessageOrigin": origin, "HostViewUrl": "\(base.absoluteString)/open/\(id)?action=view",
             "HostEditUrl": "\(base.absoluteString)/open/\(id)?action=edit",
         ]
-        switch fault {
-        case .missingOwnerId: info["OwnerId"] = nil
-        case .missingIsEduUser: info["IsEduUser"] = nil
-        case .isEduUserAsString: info["IsEduUser"] = "no"
-        case .colonInUserId: info["UserId"] = "corpus:user"
-        case .wrongSize: info["Size"] = file.bytes.count + 1
-        case .missingPostMessageOrigin: info["PostMessageOrigin"] = nil
-        case .supportsUpdateFalse: info["SupportsUpdate"] = false
-        case .userCanWriteFalse: info["UserCanWrite"] = false
-        case .nullProperty: info["BreadcrumbBrandName"] = NSNull()
-        case .lastModifiedTimeNotUTC:
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
-            info["LastModifiedTime"] = formatter.string(from: file.modified)
-        default: break
+        for fault in faults {
+            switch fault {
+            case .missingOwnerId: info["OwnerId"] = nil
+            case .missingIsEduUser: info["IsEduUser"] = nil
+            case .isEduUserAsString: info["IsEduUser"] = "no"
+            case .colonInUserId: info["UserId"] = "corpus:user"
+            case .wrongSize: info["Size"] = file.bytes.count + 1
+            case .missingPostMessageOrigin: info["PostMessageOrigin"] = nil
+            case .supportsUpdateFalse: info["SupportsUpdate"] = false
+            case .userCanWriteFalse: info["UserCanWrite"] = false
+            case .nullProperty: info["BreadcrumbBrandName"] = NSNull()
+            case .lastModifiedTimeNotUTC:
+                let formatter = DateFormatter()
+                formatter.locale = Locale(identifier: "en_US_POSIX")
+                formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+                info["LastModifiedTime"] = formatter.string(from: file.modified)
+            case .noContainers: info["SupportsContainers"] = nil
+            case .putRelativeNotImplemented: info["UserCanNotWriteRelative"] = true
+            default: break
+            }
         }
         return json(info)
     }
@@ -152,7 +187,7 @@ actor FaultyHostStorage {
     private func getFile(_ call: Call) -> Reply {
         guard let file = files[call.id] else { return Reply(status: 404) }
         if let limit = call.header("X-WOPI-MaxExpectedSize").flatMap(Int.init), file.bytes.count > limit { return Reply(status: 412) }
-        let body = fault == .getFileBodyShorterThanSize ? file.bytes.dropLast() : file.bytes
+        let body = faults.contains(.getFileBodyShorterThanSize) ? file.bytes.dropLast() : file.bytes
         return Reply(status: 200, headers: itemVersion(file) + [("Content-Type", "application/octet-stream")], body: Data(body))
     }
 
@@ -160,25 +195,25 @@ actor FaultyHostStorage {
         guard var file = files[call.id] else { return Reply(status: 404) }
         let lock = call.header("X-WOPI-Lock").flatMap { $0.isEmpty ? nil : $0 }
         if let current = file.lock {
-            guard lock == current || fault == .putWithWrongLockAnswers200 else { return mismatch(current: current, sent: lock) }
-            if fault == .putFileStaleTimestamp, file.uploadsUnderLock > 1 {
+            guard lock == current || faults.contains(.putWithWrongLockAnswers200) else { return mismatch(current: current, sent: lock) }
+            if faults.contains(.putFileStaleTimestamp), file.uploadsUnderLock > 1 {
                 return Reply(status: 409, headers: [("X-WOPI-Lock", current)], body: Data("the file changed since it was locked (stale timestamp)".utf8))
             }
-        } else if !file.bytes.isEmpty, fault != .putWithoutLockOnNonEmptyFile {
+        } else if !file.bytes.isEmpty, !faults.contains(.putWithoutLockOnNonEmptyFile) {
             return mismatch(current: nil, sent: lock)
         }
         // Collabora Online's guard: a save based on an older LastModifiedTime is refused with 1010.
-        if let seen = call.header("X-COOL-WOPI-Timestamp") ?? call.header("X-LOOL-WOPI-Timestamp"), fault != .collaboraTimestampIgnored,
+        if let seen = call.header("X-COOL-WOPI-Timestamp") ?? call.header("X-LOOL-WOPI-Timestamp"), !faults.contains(.collaboraTimestampIgnored),
            Self.date(seen).map({ $0.timeIntervalSince1970.rounded(.down) != file.modified.timeIntervalSince1970.rounded(.down) }) ?? true {
             return Reply(status: 409, headers: [("Content-Type", "application/json")], body: Data(#"{"COOLStatusCode":1010}"#.utf8))
         }
         file.bytes = call.body
-        if fault != .putFileKeepsVersion {
+        if !faults.contains(.putFileKeepsVersion) {
             file.revision += 1
             file.modified = Date()
         }
         files[call.id] = file
-        guard fault != .putFileWithoutLastModifiedTime else { return Reply(status: 200, headers: itemVersion(file)) }
+        guard !faults.contains(.putFileWithoutLastModifiedTime) else { return Reply(status: 200, headers: itemVersion(file)) }
         var reply = json(["LastModifiedTime": Self.iso8601(file.modified)])
         reply.headers += itemVersion(file)
         return reply
@@ -201,21 +236,17 @@ actor FaultyHostStorage {
     /// the body into it as it comes; ``HostFault/putFileStaleTimestamp`` notes that the file was touched.
     func uploadStarted(_ id: String) {
         guard var file = files[id] else { return }
-        switch fault {
-        case .keepsTruncatedUpload:
+        if faults.contains(.keepsTruncatedUpload) {
             file.bytes = Data()
             file.revision += 1
-        case .putFileStaleTimestamp where file.lock != nil:
-            file.uploadsUnderLock += 1
-        default:
-            return
         }
+        if faults.contains(.putFileStaleTimestamp), file.lock != nil { file.uploadsUnderLock += 1 }
         files[id] = file
     }
 
     /// Part of a PutFile's body, for ``HostFault/keepsTruncatedUpload``.
     func uploadChunk(_ id: String, _ bytes: Data) {
-        guard fault == .keepsTruncatedUpload else { return }
+        guard faults.contains(.keepsTruncatedUpload) else { return }
         files[id]?.bytes.append(bytes)
     }
 
@@ -241,23 +272,21 @@ actor FaultyHostStorage {
 
     private func getLock(_ id: String) -> Reply {
         guard let file = files[id] else { return Reply(status: 404) }
-        switch (fault, file.lock) {
-        case (.getLock404WhenUnlocked, nil): return Reply(status: 404, body: Data("no lock".utf8))
-        case (.getLockEmptyWhenLocked, _): return Reply(status: 200, headers: [("X-WOPI-Lock", "")])
-        default: return Reply(status: 200, headers: [("X-WOPI-Lock", file.lock ?? "")])
-        }
+        if faults.contains(.getLock404WhenUnlocked), file.lock == nil { return Reply(status: 404, body: Data("no lock".utf8)) }
+        if faults.contains(.getLockEmptyWhenLocked) { return Reply(status: 200, headers: [("X-WOPI-Lock", "")]) }
+        return Reply(status: 200, headers: [("X-WOPI-Lock", file.lock ?? "")])
     }
 
     private func refreshLock(_ id: String, _ lock: String) -> Reply {
         guard let file = files[id] else { return Reply(status: 404) }
-        if fault == .refreshAnyLockAnswers200 { return Reply(status: 200, headers: itemVersion(file)) }
+        if faults.contains(.refreshAnyLockAnswers200) { return Reply(status: 200, headers: itemVersion(file)) }
         guard let current = file.lock, matches(current, lock) else { return mismatch(current: file.lock, sent: lock) }
         return Reply(status: 200, headers: itemVersion(file))
     }
 
     private func unlock(_ id: String, _ lock: String) -> Reply {
         guard var file = files[id] else { return Reply(status: 404) }
-        guard let current = file.lock, matches(current, lock) || fault == .unlockMismatchAnswers200 else {
+        guard let current = file.lock, matches(current, lock) || faults.contains(.unlockMismatchAnswers200) else {
             return mismatch(current: file.lock, sent: lock)
         }
         file.lock = nil
@@ -267,15 +296,13 @@ actor FaultyHostStorage {
 
     /// The 409 Lock.rst asks for, with the current lock ("" when unlocked) — or the planted fault's version of it.
     private func mismatch(current: String?, sent: String?) -> Reply {
-        let status = fault == .locked423Not409 ? 423 : 409
-        switch fault {
-        case .wrongLockOnConflict: return Reply(status: status, headers: [("X-WOPI-Lock", sent ?? "")])
-        case .lockHeaderMissingWhenUnlocked where current == nil: return Reply(status: status)
-        default: return Reply(status: status, headers: [("X-WOPI-Lock", current ?? "")])
-        }
+        let status = faults.contains(.locked423Not409) ? 423 : 409
+        if faults.contains(.wrongLockOnConflict) { return Reply(status: status, headers: [("X-WOPI-Lock", sent ?? "")]) }
+        if faults.contains(.lockHeaderMissingWhenUnlocked), current == nil { return Reply(status: status) }
+        return Reply(status: status, headers: [("X-WOPI-Lock", current ?? "")])
     }
 
-    private func stored(_ lock: String) -> String { fault == .lockTruncatedTo255 ? String(lock.prefix(255)) : lock }
+    private func stored(_ lock: String) -> String { faults.contains(.lockTruncatedTo255) ? String(lock.prefix(255)) : lock }
     private func matches(_ current: String, _ sent: String) -> Bool { current == sent }
 
     // MARK: New files, rename, delete
@@ -316,7 +343,7 @@ actor FaultyHostStorage {
         guard !name.isEmpty, name.count <= 512 else { return Reply(status: 400) }
         nextID += 1
         let id = "N\(nextID)"
-        files[id] = File(name: name, folder: folder, bytes: content)
+        files[id] = File(name: name, folder: folder, bytes: content, created: true)
         return json(["Name": name, "Url": url("files", id)])
     }
 
@@ -326,8 +353,8 @@ actor FaultyHostStorage {
         guard !stem.isEmpty, !stem.contains(where: { "\\/:*?\"<>|#%".contains($0) }) else {
             return Reply(status: 400, headers: [("X-WOPI-InvalidFileNameError", "the name holds a character this host refuses")])
         }
-        if fault != .renameIgnoresName { file.name = stem + Self.split(file.name).ext }
-        if fault == .idChangesOnRename {
+        if !faults.contains(.renameIgnoresName) { file.name = stem + Self.split(file.name).ext }
+        if faults.contains(.idChangesOnRename) {
             files[id] = nil
             nextID += 1
             files["R\(nextID)"] = file
@@ -341,6 +368,7 @@ actor FaultyHostStorage {
         guard let file = files[id] else { return Reply(status: 404) }
         if let current = file.lock { return Reply(status: 409, headers: [("X-WOPI-Lock", current)]) }
         files[id] = nil
+        deleted.append(file.name)
         return Reply(status: 200)
     }
 
@@ -349,7 +377,7 @@ actor FaultyHostStorage {
     private func checkContainerInfo(_ id: String) -> Reply {
         guard let folder = folders[id] else { return Reply(status: 404) }
         return json([
-            "Name": folder.name, "IsEduUser": fault == .folderLicensingDiffers, "LicenseCheckForEditIsEnabled": false,
+            "Name": folder.name, "IsEduUser": faults.contains(.folderLicensingDiffers), "LicenseCheckForEditIsEnabled": false,
             "UserCanCreateChildFile": true, "UserCanCreateChildContainer": true, "UserCanDelete": id != "root", "UserCanRename": false,
         ])
     }
@@ -420,7 +448,7 @@ actor FaultyHostStorage {
     private func version(_ file: File) -> String { "v\(file.revision)" }
 
     private func itemVersion(_ file: File) -> [(String, String)] {
-        fault == .missingItemVersion ? [] : [("X-WOPI-ItemVersion", version(file))]
+        faults.contains(.missingItemVersion) ? [] : [("X-WOPI-ItemVersion", version(file))]
     }
 
     private func url(_ kind: String, _ id: String) -> String {

@@ -32,6 +32,9 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
     case idChangesOnRename = "id-changes-on-rename"
     case renameIgnoresName = "rename-ignores-name"
     case invalidTokenAnswers500 = "invalid-token-answers-500"
+    case putRelativeNotImplemented = "put-relative-not-implemented"
+    case renameNotImplemented = "rename-not-implemented"
+    case noContainers = "no-containers"
     // Browser editors
     case missingPostMessageOrigin = "missing-post-message-origin"
     case collaboraTimestampIgnored = "collabora-timestamp-ignored"
@@ -70,6 +73,9 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
         case .idChangesOnRename: "RenameFile gives the file a new id, so its WOPISrc answers 404"
         case .renameIgnoresName: "RenameFile answers 200 with the new Name but keeps the old one"
         case .invalidTokenAnswers500: "CheckFileInfo with an invalid access token answers 500, not 401"
+        case .putRelativeNotImplemented: "PutRelativeFile answers 501 (UserCanNotWriteRelative is true), so no scratch file can be made"
+        case .renameNotImplemented: "SupportsRename and UserCanRename are true, but RenameFile answers 501"
+        case .noContainers: "files only: no SupportsContainers and the container operations answer 501, as in many hosts made for Office for the web"
         case .missingPostMessageOrigin: "CheckFileInfo has no PostMessageOrigin, so a browser editor's messages reach no page"
         case .collaboraTimestampIgnored: "PutFile ignores X-COOL-WOPI-Timestamp, so a stale autosave overwrites another writer's save"
         case .putFileWithoutLastModifiedTime: "PutFile answers 200 without {\"LastModifiedTime\": …}, so Collabora's next autosave has no timestamp to send"
@@ -119,6 +125,9 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
         case .idChangesOnRename: ["scenario rename"]
         case .renameIgnoresName: ["scenario rename"]
         case .invalidTokenAnswers500: ["validator CheckFileInfoSchema/CheckFileWithInvalidAccessToken"]
+        case .putRelativeNotImplemented: ["validator scratch-file"]
+        case .renameNotImplemented: ["scenario rename"]
+        case .noContainers: ["rule checkfileinfo.containers-and-delete"]
         case .missingPostMessageOrigin: ["rule checkfileinfo.office-web-properties", "scenario office-web"]
         case .collaboraTimestampIgnored: ["scenario collabora"]
         case .putFileWithoutLastModifiedTime: ["scenario collabora"]
