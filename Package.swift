@@ -260,7 +260,8 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "WOPIHTTPClientTests", dependencies: ["WOPIHTTPClient", "TestSupport", .product(name: "Hummingbird", package: "hummingbird")],
+        .testTarget(name: "WOPIHTTPClientTests", dependencies: ["WOPIHTTPClient", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                                                         .product(name: "NIOCore", package: "swift-nio")],
                     swiftSettings: strictSettings),
         .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator", "WOPICore", "WOPIHTTPClient"], swiftSettings: strictSettings),
         .testTarget(

@@ -54,8 +54,9 @@ import WOPICore
         let running = Task { await trail.run() }
         let recorded = (0..<3).map { AuditEvent(.lockBroken, time: now.addingTimeInterval(Double($0)), file: "f\($0)") }
         for event in recorded { trail.record(event) }
-        // Generous: the retry waits 1 s twice, and the full parallel suite can keep a task waiting for a thread.
-        let deadline = Date().addingTimeInterval(120)
+        // A hang guard, not a speed check: the retry waits 1 s twice, but the full parallel suite on 2 cores
+        // can keep the trail's task waiting minutes for a thread.
+        let deadline = Date().addingTimeInterval(600)
         while await store.stored.count < recorded.count, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(await store.stored == recorded, "written in order once the store answers, with nothing new recorded to prompt it")
         #expect(await store.failuresLeft == 0)

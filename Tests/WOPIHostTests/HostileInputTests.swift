@@ -512,7 +512,7 @@ struct HostileInputTests {
         }
     }
 
-    @Test("GetFile racing PutFile always gets 200 with one whole version, whose bytes match its X-WOPI-ItemVersion", .timeLimit(.minutes(3)))
+    @Test("GetFile racing PutFile always gets 200 with one whole version, whose bytes match its X-WOPI-ItemVersion", .timeLimit(.minutes(10)))
     func readersRacingWriters() async throws {
         try await TestHost.run { host in
             let original = Data(repeating: 0x30, count: 200_000)
@@ -572,7 +572,7 @@ struct HostileInputTests {
         }
     }
 
-    @Test("64 concurrent Lock / UnlockAndRelock / Unlock / PutFile on one file keep every lock invariant", .timeLimit(.minutes(3)))
+    @Test("64 concurrent Lock / UnlockAndRelock / Unlock / PutFile on one file keep every lock invariant", .timeLimit(.minutes(10)))
     func mixedLockRace() async throws {
         // No version history: every replaced body must go, as well as every refused one.
         try await TestHost.run(retiredBodyGracePeriod: .milliseconds(300), keepVersions: 0) { host in

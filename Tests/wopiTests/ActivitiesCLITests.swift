@@ -5,7 +5,7 @@ import Testing
 /// `wopi activities list --user` showing the mentioned user their mentions.
 @Suite(.serialized) struct ActivitiesCLITests {
     @Test("AddActivities over HTTP records a comment mentioning bob; `wopi activities list --user bob` prints it, alice sees none",
-          .timeLimit(.minutes(3)))
+          .timeLimit(.minutes(10)))
     func mentionsAreListedForTheMentionedUser() async throws {
         let setup = try await OperationsCLITests.makeSetup()
         defer { setup.remove() }

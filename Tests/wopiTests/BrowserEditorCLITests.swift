@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test("a discovery that cannot be fetched stops the start naming the client (exit 1); a malformed --wopi-client is exit 2",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(10)))
     func unusableClients() async throws {
         let folder = try Self.temporaryFolder("browser-editors-bad")
         defer { try? FileManager.default.removeItem(at: folder) }

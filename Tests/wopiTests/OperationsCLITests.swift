@@ -78,7 +78,7 @@ import Darwin
     // MARK: Metrics and health
 
     @Test("after a WOPI round trip /metrics shows the requests by operation and status, the duration histogram, lock conflicts, PutFile bytes and refused tokens; nothing on the WOPI port",
-          .timeLimit(.minutes(3)))
+          .timeLimit(.minutes(10)))
     func metricsAfterRoundTrip() async throws {
         let setup = try await Self.makeSetup()
         defer { setup.remove() }
@@ -121,7 +121,7 @@ import Darwin
     }
 
     @Test("no metrics port without --metrics-port; /health/live answers; /health/ready goes 503 naming the blob folder while it is gone, and 200 again",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(10)))
     func health() async throws {
         let setup = try await Self.makeSetup()
         defer { setup.remove() }
@@ -144,7 +144,7 @@ import Darwin
     // MARK: Header limits
 
     @Test("a 64 KiB header, or 40 KiB of headers in all, gets 431 and the PutFile it carried changes nothing",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(10)))
     func oversizedHeaders() async throws {
         let setup = try await Self.makeSetup()
         defer { setup.remove() }
@@ -172,7 +172,7 @@ import Darwin
     // MARK: Version history
 
     @Test("PutFile keeps replaced bodies up to --keep-versions; history lists them newest first; restore is refused while locked and otherwise makes a new version with the old content",
-          .timeLimit(.minutes(3)))
+          .timeLimit(.minutes(10)))
     func historyAndRestore() async throws {
         let setup = try await Self.makeSetup(content: "version A\n")
         defer { setup.remove() }
@@ -223,7 +223,7 @@ import Darwin
 
     // MARK: Locks
 
-    @Test("locks list shows unexpired locks; locks break says whose lock it was and lets another client lock", .timeLimit(.minutes(2)))
+    @Test("locks list shows unexpired locks; locks break says whose lock it was and lets another client lock", .timeLimit(.minutes(10)))
     func locksListAndBreak() async throws {
         let setup = try await Self.makeSetup()
         defer { setup.remove() }
@@ -260,7 +260,7 @@ import Darwin
     // MARK: Audit log and JSON logs
 
     @Test("the audit log has one JSON line per change and refusal, with time, user, file and request id, and no secret; --log-format json logs JSON lines",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(10)))
     func auditLog() async throws {
         let setup = try await Self.makeSetup()
         defer { setup.remove() }
@@ -321,7 +321,7 @@ import Darwin
 
     // MARK: Graceful stop
 
-    @Test("SIGTERM during a PutFile: the upload completes and is recorded, then the server exits 0", .timeLimit(.minutes(3)))
+    @Test("SIGTERM during a PutFile: the upload completes and is recorded, then the server exits 0", .timeLimit(.minutes(10)))
     func drainOnSIGTERM() async throws {
         let setup = try await Self.makeSetup()
         defer { setup.remove() }
@@ -360,7 +360,7 @@ import Darwin
     }
 
     @Test("SIGTERM with an upload that never finishes: after --drain-timeout the server exits 0 and the file is unchanged",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(10)))
     func drainTimeout() async throws {
         let setup = try await Self.makeSetup()
         defer { setup.remove() }
@@ -385,7 +385,7 @@ import Darwin
 
     // MARK: Configuration
 
-    @Test("serve options come from flags, then WOPI_* environment variables, then the --config file", .timeLimit(.minutes(3)))
+    @Test("serve options come from flags, then WOPI_* environment variables, then the --config file", .timeLimit(.minutes(10)))
     func precedence() async throws {
         let setup = try await Self.makeSetup()
         defer { setup.remove() }
@@ -418,7 +418,7 @@ import Darwin
         #expect(try await offPool { fromFlag.stop() } == 0)
     }
 
-    @Test("config check accepts a good file and names unknown keys and bad values with exit 2; serve refuses such a file", .timeLimit(.minutes(2)))
+    @Test("config check accepts a good file and names unknown keys and bad values with exit 2; serve refuses such a file", .timeLimit(.minutes(10)))
     func configCheck() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -39,7 +39,7 @@ struct S3CLITests {
         FileManager.default.temporaryDirectory.appendingPathComponent("wopi-s3-cli-\(UUID().uuidString)", isDirectory: true)
     }
 
-    @Test("files add and serve keep bodies in the bucket; GetFile streams them back; WOPI_BLOBS works too", .timeLimit(.minutes(3)))
+    @Test("files add and serve keep bodies in the bucket; GetFile streams them back; WOPI_BLOBS works too", .timeLimit(.minutes(10)))
     func roundTrip() async throws {
         let server = try await offPool { try SeaweedFSTestServer.shared() }
         let blobs = try await Self.makeBucket(on: server)
@@ -137,7 +137,7 @@ struct S3CLITests {
         }
     }
 
-    @Test("The object store lost while serving: /health/ready says 503 within seconds, and 200 while it works", .timeLimit(.minutes(3)))
+    @Test("The object store lost while serving: /health/ready says 503 within seconds, and 200 while it works", .timeLimit(.minutes(10)))
     func endpointLost() async throws {
         let server = try await offPool { try SeaweedFSTestServer.startPrivate() }
         defer { server.stop() }

@@ -12,7 +12,7 @@ import Glibc
 /// `wopi serve` as a new user meets it: the first run on an empty folder, and stopping it.
 @Suite(.serialized) struct ServeCLITests {
     @Test("an empty data folder gets the demo user and three real Office documents; a second run adds nothing; SIGINT and SIGTERM stop cleanly",
-          .timeLimit(.minutes(3)))
+          .timeLimit(.minutes(10)))
     func firstRun() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-first-run-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
@@ -53,7 +53,7 @@ import Glibc
     }
 
     @Test("--event-loops (or WOPI_EVENT_LOOPS) sets how many threads serve connections; a count out of range is exit 2",
-          .timeLimit(.minutes(3)))
+          .timeLimit(.minutes(10)))
     func eventLoops() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-event-loops-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }

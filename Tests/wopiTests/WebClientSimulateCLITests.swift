@@ -104,7 +104,7 @@ import Testing
         }
     }
 
-    @Test("each profile stops at the step its planted fault breaks, names it, exits 1 and leaves no lock", .timeLimit(.minutes(3)),
+    @Test("each profile stops at the step its planted fault breaks, names it, exits 1 and leaves no lock", .timeLimit(.minutes(10)),
           arguments: [(HostFault.missingPostMessageOrigin, "check-file-info", "PostMessageOrigin is missing"),
                       (.collaboraTimestampIgnored, "stale-autosave", "overwriting another writer's save"),
                       (.putFileWithoutLastModifiedTime, "autosave", "no ISO 8601 LastModifiedTime")])

@@ -156,6 +156,8 @@ struct AccessibilityBrowserTests {
             let store = host.folder.store
             let projects = try await store.createContainer(named: "Projects", in: host.user.rootContainerID)
             _ = try await host.folder.importFile(data: Data("n".utf8), as: "Notes.docx", into: projects.id)
+            // A template the browser editor can make a document from: its row offers "New document from template".
+            _ = try await host.folder.importFile(data: Data("t".utf8), as: "Letter.dotx", into: host.user.rootContainerID)
             let empty = try await store.createContainer(named: "Archive", in: projects.id)
             let bob = try await store.createUser(name: "bob", displayName: "Bob Example", passwordHash: PasswordHash(hashing: "bob-password-1", logN: 10))
             let budget = try await host.folder.importFile(data: Data("b".utf8), as: "Budget.xlsx", into: bob.rootContainerID)

@@ -64,4 +64,32 @@ struct HostPageBrowserTests {
             }
         }
     }
+
+    @Test("New document from template: the row's button makes Letter.docx beside the template, records its origin and opens it on the host page")
+    func newDocumentFromTemplate() async throws {
+        try await StandInEditor.run { editor in
+            let spec = try WebClientSpec(name: "standin", discoveryURL: "\(editor.origin)/hosting/discovery")
+            let discovery = Data(editor.discovery.utf8)
+            let clients = try await WebClients([spec]) { _ in discovery }
+            try await BrowserHost.run(webClients: clients) { host in
+                let template = try await host.folder.importFile(data: Data("template".utf8), as: "Letter.dotx", into: host.user.rootContainerID)
+                try await HeadlessChromium.run { driver in
+                    let browser = Browser(driver: driver)
+                    try await browser.signInFromFrontPage(of: host)
+                    #expect(try await driver.elements("li[data-name='Report.docx'] button.new-from-template").isEmpty, "a document is no template")
+                    try await driver.click(try await driver.element("li[data-name='Letter.dotx'] button.new-from-template"))
+
+                    try await browser.waitFor("the host page's form at the editor") { !editor.postedForms.isEmpty }
+                    let created = try #require(try await host.folder.store.children(of: host.user.rootContainerID).files.first { $0.name == "Letter.docx" })
+                    #expect(created.size == 0, "empty until the editor saves what it made from the template")
+                    #expect(try await driver.currentURL() == "\(host.baseURL)/open/\(created.id.rawValue)?action=edit&client=standin")
+                    let form = try #require(editor.postedForms.first)
+                    #expect(form.query["wopisrc"] == "\(host.baseURL)/wopi/files/\(created.id.rawValue)")
+                    let claims = try host.backend.tokens.verify(try #require(form.fields["access_token"]), for: .file(created.id), now: Date())
+                    #expect(claims.userID == host.user.id)
+                    #expect(try await host.backend.templateOrigins?.templateOrigin(of: created.id) == template.id)
+                }
+            }
+        }
+    }
 }
