@@ -42,10 +42,8 @@ import Testing
             """)
         #expect(officeDiscovery.contains("proof-key") && officeDiscovery.contains("ext=\"docx\""))
 
-        let router = Router()
-        router.get("collabora/hosting/discovery") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: Self.collaboraDiscovery))) }
-        router.get("office/hosting/discovery") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: officeDiscovery))) }
-        try await LoopbackServer.serve(router, label: "discovery") { base in
+        try await StaticFileServer.serve(["collabora/hosting/discovery": Data(Self.collaboraDiscovery.utf8),
+                                          "office/hosting/discovery": Data(officeDiscovery.utf8)]) { base in
             let collabora = "\(base.absoluteString)/collabora/hosting/discovery"
             let office = "\(base.absoluteString)/office/hosting/discovery"
             // The clients come from the config file, as every serve option can.

@@ -32,15 +32,9 @@ import WOPIValidator
         return files
     }
 
-    /// Serves `files` at their repository paths, as raw.githubusercontent.com does; records the paths asked for.
+    /// Serves `files` at their repository paths, as raw.githubusercontent.com does, from a process of its own.
     static func withRepository<T: Sendable>(_ files: [String: Data], _ body: @Sendable (URL) async throws -> T) async throws -> T {
-        let router = Router()
-        for (path, bytes) in files {
-            router.get(RouterPath(path)) { _, _ in
-                Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
-            }
-        }
-        return try await LoopbackServer.serve(router, label: "definitions repository", body)
+        try await StaticFileServer.serve(Dictionary(uniqueKeysWithValues: files.map { (String($0.key.drop { $0 == "/" }), $0.value) }), body)
     }
 
     static func temporaryFolder() throws -> URL {

@@ -27,14 +27,8 @@ import Testing
     /// `wopi serve` with Collabora Online and Office for the web configured from discoveries the test serves, and the
     /// round-trip fixture's file.
     static func withCollaboraServe(serveArguments: [String] = [], _ body: @Sendable (RoundTripTests.Fixture) async throws -> Void) async throws {
-        let router = Router()
-        router.get("collabora/hosting/discovery") { _, _ in
-            Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: BrowserEditorCLITests.collaboraDiscovery)))
-        }
-        router.get("office/hosting/discovery") { _, _ in
-            Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: Self.officeDiscovery)))
-        }
-        try await LoopbackServer.serve(router, label: "discovery") { base in
+        try await StaticFileServer.serve(["collabora/hosting/discovery": Data(BrowserEditorCLITests.collaboraDiscovery.utf8),
+                                          "office/hosting/discovery": Data(Self.officeDiscovery.utf8)]) { base in
             let fixture = try await RoundTripTests.makeFixture(mode: "edit", serveArguments: [
                 "--wopi-client", "collabora=\(base.absoluteString)/collabora/hosting/discovery",
                 "--wopi-client", "office=\(base.absoluteString)/office/hosting/discovery",
