@@ -16,21 +16,31 @@ public enum StaticFileServer {
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: file)
         }
-        let port = try LocalPort.free()
-        let server = ChildProcess()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", folder.path]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer { _ = server.stop(grace: 5) }
-        try await offPool {
-            let deadline = Date().addingTimeInterval(60)
-            while !LocalPort.accepts(port) {
-                guard server.isRunning else { throw NotListening(reason: "python3 -m http.server exited before listening") }
-                guard Date() < deadline else { throw NotListening(reason: "python3 -m http.server did not listen within 60 s") }
-                Thread.sleep(forTimeInterval: 0.05)
+        // The port is chosen before the server binds it: when another test takes it in between, the server exits
+        // and another port is tried.
+        var port = 0
+        var server: ChildProcess?
+        defer { _ = server?.stop(grace: 5) }
+        for attempt in 1...3 {
+            port = try LocalPort.free()
+            let child = ChildProcess()
+            child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            child.arguments = ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", folder.path]
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            server = child
+            let listening = try await offPool { [port] in
+                let deadline = Date().addingTimeInterval(60)
+                while child.isRunning {
+                    if LocalPort.accepts(port) { return true }
+                    guard Date() < deadline else { throw NotListening(reason: "python3 -m http.server did not listen within 60 s") }
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+                return false
             }
+            if listening { break }
+            guard attempt < 3 else { throw NotListening(reason: "python3 -m http.server exited before listening, three times") }
         }
         return try await body(URL(string: "http://127.0.0.1:\(port)")!)
     }
