@@ -54,15 +54,6 @@ public struct OfficeSimulator: Sendable {
         }
     }
 
-    /// Sends `request` for `step`; no answer at all is a failure of that step.
-    func send(_ request: SimulatorRequest, for step: SimulationStep.Name) async throws(SimulationFailure) -> SimulatorResponse {
-        do {
-            return try await transport.send(request)
-        } catch {
-            throw SimulationFailure(step: step, reason: "no answer from \(Self.redacted(request.url)): \(error)")
-        }
-    }
-
     /// The URL without its `access_token`, for messages.
     static func redacted(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true), let items = components.queryItems else {
@@ -73,9 +64,8 @@ public struct OfficeSimulator: Sendable {
     }
 }
 
-/// The state of one run.
 /// The state of one run; the scenarios live in extensions, one file each (Sources/OfficeSimulator/Scenarios).
-struct SimulationSession {
+struct SimulationSession: SimulationStepping {
     let simulator: OfficeSimulator
     let onStep: @Sendable (SimulationStep) -> Void
     var steps: [SimulationStep] = []
@@ -87,23 +77,10 @@ struct SimulationSession {
         self.onStep = onStep
     }
 
+    var transport: any HTTPTransport { simulator.transport }
     var options: SimulationOptions { simulator.options }
     var invoke: OfficeInvokeURI { options.invokeURI }
     var isEditing: Bool { invoke.command == .edit }
-
-    mutating func report(_ name: SimulationStep.Name, _ detail: String) {
-        report(name, .passed, detail)
-    }
-
-    mutating func report(_ name: SimulationStep.Name, _ outcome: SimulationStep.Outcome, _ detail: String) {
-        let step = SimulationStep(name: name, outcome: outcome, detail: detail)
-        steps.append(step)
-        onStep(step)
-    }
-
-    func send(_ request: SimulatorRequest, _ step: SimulationStep.Name) async throws(SimulationFailure) -> SimulatorResponse {
-        try await simulator.send(request, for: step)
-    }
 
     /// Unlocks, best effort and unreported, every lock still held after a failed step.
     func releaseHeldLocks() async {

@@ -3,7 +3,7 @@ import WOPIHTTPClient
 
 /// The state of one browser-editor run: the access, CheckFileInfo and the lock operations both
 /// profiles share; the saves live in `WebClientSession+Saves.swift`.
-struct WebClientSession {
+struct WebClientSession: SimulationStepping {
     let simulator: WebClientSimulator
     let onStep: @Sendable (SimulationStep) -> Void
     var steps: [SimulationStep] = []
@@ -18,6 +18,7 @@ struct WebClientSession {
         self.onStep = onStep
     }
 
+    var transport: any HTTPTransport { simulator.transport }
     var options: WebClientSimulationOptions { simulator.options }
     var client: WebClientProfile { options.client }
 
@@ -27,20 +28,6 @@ struct WebClientSession {
         var lastModifiedTime: String?
         /// Collabora Online's `TemplateSource`: the template a new document is made from.
         var templateSource: String?
-    }
-
-    mutating func report(_ name: SimulationStep.Name, _ detail: String) {
-        report(name, .passed, detail)
-    }
-
-    mutating func report(_ name: SimulationStep.Name, _ outcome: SimulationStep.Outcome, _ detail: String) {
-        let step = SimulationStep(name: name, outcome: outcome, detail: detail)
-        steps.append(step)
-        onStep(step)
-    }
-
-    func send(_ request: SimulatorRequest, _ step: SimulationStep.Name) async throws(SimulationFailure) -> SimulatorResponse {
-        try await simulator.send(request, for: step)
     }
 
     /// Unlocks, best effort and unreported, the lock still held after a failed step.

@@ -46,13 +46,4 @@ public struct WebClientSimulator: Sendable {
             throw error
         }
     }
-
-    /// Sends `request` for `step`; no answer at all is a failure of that step.
-    func send(_ request: SimulatorRequest, for step: SimulationStep.Name) async throws(SimulationFailure) -> SimulatorResponse {
-        do {
-            return try await transport.send(request)
-        } catch {
-            throw SimulationFailure(step: step, reason: "no answer from \(OfficeSimulator.redacted(request.url)): \(error)")
-        }
-    }
 }
