@@ -100,25 +100,20 @@ struct AccessibilityBrowserTests {
     func pagesPassAxe(acceptLanguage: String, lang: String) async throws {
         let axe = try AxeCore.script()
         // A browser editor is configured, so the folder pages show "Open in browser" and the host page is reachable.
-        try await StandInEditor.run { editor in
-            let spec = try WebClientSpec(name: "standin", discoveryURL: "\(editor.origin)/hosting/discovery")
-            let discovery = Data(editor.discovery.utf8)
-            let clients = try await WebClients([spec]) { _ in discovery }
-            try await BrowserHost.run(webClients: clients) { host in
-                let fixture = try await Fixture(host)
-                try await HeadlessChromium.run(language: acceptLanguage) { driver in
-                    let tour = Tour(host: host, driver: driver, fixture: fixture)
-                    let checks = PageChecks(driver: driver)
-                    for page in Self.pages {
-                        try await tour.ensure(signedIn: page.signedIn)
-                        try await page.reach(tour)
-                        let shown = try await driver.execute("return document.documentElement.lang;") as? String
-                        #expect(shown == lang, "\(page.name) speaks \(shown ?? "nothing"), not \(lang)")
-                        let violations = try await AxeCore.violations(driver, script: axe)
-                        let report = violations.map { "  \($0)" }.joined(separator: "\n")
-                        #expect(violations.isEmpty, "\(page.name) [\(lang)]: \(violations.count) axe violation(s):\n\(report)")
-                        try await checks.check("axe-\(lang)-\(page.name)")
-                    }
+        try await StandInEditor.withHost { _, host in
+            let fixture = try await Fixture(host)
+            try await HeadlessChromium.run(language: acceptLanguage) { driver in
+                let tour = Tour(host: host, driver: driver, fixture: fixture)
+                let checks = PageChecks(driver: driver)
+                for page in Self.pages {
+                    try await tour.ensure(signedIn: page.signedIn)
+                    try await page.reach(tour)
+                    let shown = try await driver.execute("return document.documentElement.lang;") as? String
+                    #expect(shown == lang, "\(page.name) speaks \(shown ?? "nothing"), not \(lang)")
+                    let violations = try await AxeCore.violations(driver, script: axe)
+                    let report = violations.map { "  \($0)" }.joined(separator: "\n")
+                    #expect(violations.isEmpty, "\(page.name) [\(lang)]: \(violations.count) axe violation(s):\n\(report)")
+                    try await checks.check("axe-\(lang)-\(page.name)")
                 }
             }
         }

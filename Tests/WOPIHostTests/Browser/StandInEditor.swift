@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import TestSupport
+import WOPIHost
 
 /// A stand-in browser editor on its own 127.0.0.1 port (so its own origin), built from Microsoft's
 /// host page and PostMessage pages as an editor sees them:
@@ -41,6 +42,16 @@ final class StandInEditor: @unchecked Sendable {
     var reported: [String] { lock.withLock { reports } }
 
     private init(port: Int) { self.port = port }
+
+    /// Runs `body` with a stand-in editor and a browser-test host that has it as its browser editor `standin`.
+    static func withHost<T: Sendable>(_ body: (StandInEditor, BrowserHost) async throws -> T) async throws -> T {
+        try await run { editor in
+            let spec = try WebClientSpec(name: "standin", discoveryURL: "\(editor.origin)/hosting/discovery")
+            let discovery = Data(editor.discovery.utf8)
+            let clients = try await WebClients([spec]) { _ in discovery }
+            return try await BrowserHost.run(webClients: clients) { host in try await body(editor, host) }
+        }
+    }
 
     /// Starts the editor, runs `body`, stops it.
     static func run<T: Sendable>(_ body: (StandInEditor) async throws -> T) async throws -> T {
