@@ -9,39 +9,50 @@ enum PostgresStatements {
     /// The file columns of ``PostgresStore/Columns/file``, in order.
     typealias FileRow = (String, String, String, String, Int64, Int64, String, String, Double, String?, Double?)
 
-    /// The caller, the file with its folder's name and, for anyone but the owner, the best share on the folder
-    /// chain and the share on the file itself ('editor' > 'viewer' as text, so `max()` is the higher role).
-    /// The chain is only walked when the share columns are read, so the owner's request never walks it.
+    /// For each (file, user) pair: the caller, the file with its folder's name and, for anyone but the owner, the
+    /// best share on the folder chain and the share on the file itself ('editor' > 'viewer' as text, so `max()` is
+    /// the higher role). The chain is only walked when the share columns are read, so the owner's request never
+    /// walks it. Each row starts with its pair's position (from 1); a pair whose user does not exist has no row.
+    /// One statement answers a whole batch of ``StatementBatcher`` calls.
     struct FileAccess: PostgresPreparedStatement {
         static let sql = """
-            WITH RECURSIVE chain(id) AS (
-                SELECT container_id FROM files WHERE id = $1
-                UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
-            )
-            SELECT u.id, u.name, u.display_name, u.password_hash, u.root_container_id, u.user_info,
+            SELECT q.n, u.id, u.name, u.display_name, u.password_hash, u.root_container_id, u.user_info,
                    f.id, f.container_id, f.owner_id, f.name, f.size, f.version, f.sha256, f.blob_key, f.modified_at,
                    f.lock_value, f.lock_expires_at, c.name,
-                   CASE WHEN f.owner_id = u.id THEN NULL ELSE
-                       (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id) END,
+                   CASE WHEN f.owner_id = u.id THEN NULL ELSE (
+                       WITH RECURSIVE chain(id) AS (
+                           SELECT f.container_id
+                           UNION SELECT p.parent_id FROM containers p JOIN chain ON p.id = chain.id WHERE p.parent_id IS NOT NULL
+                       )
+                       SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id) END,
                    CASE WHEN f.owner_id = u.id THEN NULL ELSE
                        (SELECT max(s.role) FROM shares s WHERE s.file_id = f.id AND s.user_id = u.id) END
-            FROM users u LEFT JOIN files f ON f.id = $1 AND f.trash_id IS NULL LEFT JOIN containers c ON c.id = f.container_id
-            WHERE u.id = $2
+            FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS q(file_id, user_id, n)
+            JOIN users u ON u.id = q.user_id
+            LEFT JOIN files f ON f.id = q.file_id AND f.trash_id IS NULL
+            LEFT JOIN containers c ON c.id = f.container_id
             """
-        typealias Row = (String, String, String, String, String, String?, String?, String?, String?, String?, Int64?, Int64?, String?,
-                         String?, Double?, String?, Double?, String?, String?, String?)
+        /// One pair's columns, after its position.
+        typealias Access = (String, String, String, String, String, String?, String?, String?, String?, String?, Int64?, Int64?, String?,
+                            String?, Double?, String?, Double?, String?, String?, String?)
+        typealias Row = (position: Int64, access: Access)
 
-        var fileID: String
-        var userID: String
+        var fileIDs: [String]
+        var userIDs: [String]
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 2)
-            bindings.append(fileID)
-            bindings.append(userID)
+            bindings.append(fileIDs)
+            bindings.append(userIDs)
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            let columns = try row.decode((Int64, String, String, String, String, String, String?, String?, String?, String?, String?, Int64?, Int64?,
+                                          String?, String?, Double?, String?, Double?, String?, String?, String?).self)
+            let (position, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t) = columns
+            return (position, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t))
+        }
     }
 
     /// A file by id.
@@ -60,33 +71,50 @@ enum PostgresStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
-    /// Sets a file's lock if it is still the one read before (a compare-and-set): returns the file
-    /// afterwards, or no row when another request changed the lock in between.
-    struct SetLock: PostgresPreparedStatement {
+    /// Sets each file's lock if it is still the one read before (a compare-and-set), for a batch of lock
+    /// changes in one statement and so one commit: returns each changed file afterwards after its change's
+    /// position (from 1); a change whose file's lock changed in between has no row. Arrays cannot hold NULL
+    /// here, so no lock is `''` (a lock value is never empty) and no expiry is NaN. The expiry read before
+    /// has passed through `Date`, which may change its last bit, so it matches within a microsecond: a lock
+    /// set again since then has a new expiry minutes away. Two changes of one file in a batch update it once;
+    /// the other finds no row and is decided again.
+    struct SetLocks: PostgresPreparedStatement {
         static let sql = """
-            UPDATE files SET lock_value = $2, lock_expires_at = $3
-            WHERE id = $1 AND lock_value IS NOT DISTINCT FROM $4 AND lock_expires_at IS NOT DISTINCT FROM $5
-            RETURNING \(PostgresStore.Columns.file)
+            UPDATE files f SET lock_value = NULLIF(q.new_value, ''), lock_expires_at = NULLIF(q.new_expiry, 'NaN')
+            FROM unnest($1::text[], $2::text[], $3::float8[], $4::text[], $5::float8[])
+                 WITH ORDINALITY AS q(id, new_value, new_expiry, old_value, old_expiry, n)
+            WHERE f.id = q.id AND f.lock_value IS NOT DISTINCT FROM NULLIF(q.old_value, '')
+              AND (f.lock_expires_at IS NOT DISTINCT FROM NULLIF(q.old_expiry, 'NaN')
+                   OR abs(f.lock_expires_at - NULLIF(q.old_expiry, 'NaN')) < 0.000001)
+            RETURNING q.n, \(PostgresStore.Columns.file.split(separator: ",").map { "f." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
             """
-        static let bindingDataTypes: [PostgresDataType] = [.text, .text, .float8, .text, .float8]
-        typealias Row = FileRow
+        typealias Row = (position: Int64, file: FileRow)
 
-        var id: String
-        var newValue: String?
-        var newExpiry: Double?
-        var oldValue: String?
-        var oldExpiry: Double?
+        /// One compare-and-set: the new lock, and the lock as read.
+        struct Change: Sendable {
+            var id: String
+            var newValue: String?
+            var newExpiry: Double?
+            var oldValue: String?
+            var oldExpiry: Double?
+        }
+
+        var changes: [Change]
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 5)
-            bindings.append(id)
-            bindings.append(newValue)
-            bindings.append(newExpiry)
-            bindings.append(oldValue)
-            bindings.append(oldExpiry)
+            bindings.append(changes.map(\.id))
+            bindings.append(changes.map { $0.newValue ?? "" })
+            bindings.append(changes.map { $0.newExpiry ?? .nan })
+            bindings.append(changes.map { $0.oldValue ?? "" })
+            bindings.append(changes.map { $0.oldExpiry ?? .nan })
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            let (position, a, b, c, d, e, f, g, h, i, j, k) = try row.decode((Int64, String, String, String, String, Int64, Int64, String, String, Double,
+                                                                                String?, Double?).self)
+            return (position, (a, b, c, d, e, f, g, h, i, j, k))
+        }
     }
 }

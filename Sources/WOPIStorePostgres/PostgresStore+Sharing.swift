@@ -71,9 +71,9 @@ extension PostgresStore {
 
     /// The caller, the file, the caller's role on the file and on its folder, and the folder's name — in one step.
     public func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess? {
-        // One prepared statement: the user, the file with its folder's name, and for anyone but the owner the best
-        // share on the folder chain and the share on the file itself.
-        guard let row = try await first(PostgresStatements.FileAccess(fileID: fileID.rawValue, userID: userID.rawValue)) else { return nil }
+        // One prepared statement, shared with the calls that arrive at the same time: the user, the file with its folder's
+        // name, and for anyone but the owner the best share on the folder chain and the share on the file itself.
+        guard let row = try await fileAccesses.run((fileID.rawValue, userID.rawValue)) else { return nil }
         let (uid, name, displayName, hash, root, info, fid, container, owner, fileName, size, version, sha256, blobKey, modified,
              lockValue, lockExpiry, containerName, chainRole, fileRole) = row
         let user = try Self.user((uid, name, displayName, hash, root, info))

@@ -189,6 +189,52 @@ extension StoreConformance {
         }
     }
 
+    func lockChangesFromAStaleCopy(_ subject: Subject) async throws {
+        let now = Self.now
+        let first = subject.store
+        let user = try await first.createUser(name: "stale", displayName: "Stale", passwordHash: .unusable)
+        let unlocked = try await first.createFile(named: "Stale.docx", in: user.rootContainerID, blob: .fake(), replacing: false, now: now).file
+        let a = try #require(WOPILock("A")), b = try #require(WOPILock("B"))
+        try await subject.withSecondHost { second in
+            // Another host takes the lock after this copy was read.
+            _ = try await second.updateLock(unlocked.id, request: .lock(a), now: now)
+            let refused = try await first.updateLock(unlocked, request: .lock(b), now: now)
+            #expect(refused.decision == .conflict(currentLock: "A", reason: "File is locked by another client"))
+            #expect(refused.file.lock?.lock == a)
+            #expect(try await second.file(id: unlocked.id)?.lock?.lock == a, "a refused change from a stale copy changes nothing")
+
+            // A copy read while A was held; the other host releases A, so the copy's UnlockAndRelock finds no lock.
+            let lockedCopy = try #require(try await first.file(id: unlocked.id))
+            _ = try await second.updateLock(unlocked.id, request: .unlock(a), now: now)
+            #expect(try await first.updateLock(lockedCopy, request: .unlockAndRelock(old: a, new: b), now: now).decision
+                    == .conflict(currentLock: "", reason: "File is not locked"))
+            #expect(try await second.file(id: unlocked.id)?.lock == nil)
+
+            // 32 clients on two hosts, all deciding from one copy of the unlocked file: one winner.
+            let copy = try #require(try await first.file(id: unlocked.id))
+            let stores = [first, second]
+            let decisions = try await withThrowingTaskGroup(of: (String, LockRules.Decision).self) { group in
+                for client in 0..<32 {
+                    let lock = "copy-\(client)"
+                    group.addTask { (lock, try await stores[client % 2].updateLock(copy, request: .lock(WOPILock(lock)!), now: now).decision) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let winners = decisions.filter { if case .granted = $0.1 { true } else { false } }
+            try #require(winners.count == 1, "winners: \(winners.map(\.0))")
+            let winner = winners[0].0
+            for (lock, decision) in decisions where lock != winner {
+                #expect(decision == .conflict(currentLock: winner, reason: "File is locked by another client"))
+            }
+            // A current copy works as the id does.
+            let current = try #require(try await second.file(id: unlocked.id))
+            #expect(current.lock?.lock.value == winner)
+            let released = try await first.updateLock(current, request: .unlock(try #require(WOPILock(winner))), now: now)
+            #expect(released.decision == .granted(newState: nil) && released.file.lock == nil)
+            #expect(try await second.file(id: unlocked.id)?.lock == nil)
+        }
+    }
+
     func pagesConcatenateToTheChildren(_ store: any WOPIStore & AuthorizationStore) async throws {
         let now = Self.now
         let user = try await store.createUser(name: "pat", displayName: "Pat", passwordHash: .unusable)

@@ -171,7 +171,7 @@ public final class PostgresTestServer: Sendable {
         let log = folder.appendingPathComponent("postgres.log")
         // -k: the Unix socket lives in our folder, never in /var/run; fsync off: a test cluster needs no durability.
         let arguments = ["-D", cluster.path, "-h", "127.0.0.1", "-p", "\(port)", "-k", folder.path,
-                         "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300"]
+                         "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=1000"]
         // A direct child (through runuser when root), writing to a log file: no pipe for the server to hold open.
         let postgres = ChildProcess()
         if geteuid() == 0 {

@@ -202,7 +202,7 @@ struct FilesController<Context: RequestContext>: Sendable {
     }
 
     private func changeLock(_ file: FileRecord, _ lockRequest: LockRules.Request) async throws -> Response {
-        let (decision, updated) = try await backend.store.updateLock(file.id, request: lockRequest, now: backend.configuration.now())
+        let (decision, updated) = try await backend.store.updateLock(file, request: lockRequest, now: backend.configuration.now())
         switch (decision, lockRequest) {
         case (.granted, .lock(let lock)), (.granted, .unlockAndRelock(_, let lock)):
             backend.audit(.lockTaken, file: file.id, details: ["lock": lock.value])

@@ -62,6 +62,10 @@ public protocol WOPIStore: Sendable {
     func deleteFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> BlobKey
     /// Applies a lock request atomically and returns the decision with the file as it is afterwards.
     func updateLock(_ id: ResourceID, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord)
+    /// ``updateLock(_:request:now:)`` for a file the caller has just read: a store that compares and sets may
+    /// decide on `file` first instead of reading the row again. It must still apply the change only if the
+    /// lock is the one in `file`, and decide again on the row it finds otherwise. The default reads the file again.
+    func updateLock(_ file: FileRecord, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord)
     /// Records new content for a file atomically, checking the lock (PutFile rules) in the same step.
     ///
     /// On success returns the updated file and the key of the body it replaced; on a lock conflict
@@ -224,6 +228,11 @@ public protocol WOPIStore: Sendable {
 }
 
 extension WOPIStore {
+    /// Reads the file again: ``updateLock(_:request:now:)``.
+    public func updateLock(_ file: FileRecord, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord) {
+        try await updateLock(file.id, request: request, now: now)
+    }
+
     /// ``saveContent(_:with:lock:savedBy:saveKinds:seenModifiedTime:keepVersions:now:)`` for a save of no stated kind
     /// and no modification time to compare.
     public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, keepVersions: Int, now: Date) async throws

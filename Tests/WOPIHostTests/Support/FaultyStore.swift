@@ -53,6 +53,15 @@ struct FaultyStore: WOPIStore, AuthorizationStore, AuditStore, SignInFailureStor
         }
         return result
     }
+    func updateLock(_ file: FileRecord, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord) {
+        guard fault == .staleLockCopiesAreTrusted else { return try await base.updateLock(file, request: request, now: now) }
+        let decision = LockRules.evaluate(request, current: file.lock, now: now)
+        guard case .granted(let newState) = decision else { return (decision, file) }
+        // Written over whatever lock is stored.
+        _ = try await base.breakLock(file.id, now: now)
+        guard let newState else { return (decision, try await base.file(id: file.id) ?? file) }
+        return (decision, try await base.updateLock(file.id, request: .lock(newState.lock), now: now).file)
+    }
     func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws -> (file: FileRecord, replacedBlob: BlobKey) {
         try await base.replaceContent(id, with: blob, lock: lock, now: now)
     }

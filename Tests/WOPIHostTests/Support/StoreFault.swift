@@ -12,6 +12,8 @@ enum StoreFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case userNamesCompareCase
     /// A lock request another client's lock should refuse is reported granted (nothing is written).
     case everyLockRequestIsGranted
+    /// A lock change from a copy of the file is decided on the copy, and written whatever the stored lock is.
+    case staleLockCopiesAreTrusted
     /// A refresh token that was already rotated rotates again.
     case refreshTokensRotateAgain
     /// A save past `keepVersions` reports no dropped bodies.
@@ -32,6 +34,8 @@ enum StoreFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
             try await StoreConformance { try await makeSubject().map { $0 } }.run(.usersAreUniqueByCaseInsensitiveNameAndRemovedWithEverythingTheyOwn)
         case .everyLockRequestIsGranted:
             try await StoreConformance { try await makeSubject().map { $0 } }.run(.lockRequestsFollowTheRulesAndRefusalsReportTheCurrentLock)
+        case .staleLockCopiesAreTrusted:
+            try await StoreConformance { try await makeSubject().map { $0 } }.run(.lockChangesFromAStaleCopyAreDecidedOnTheStoredLock)
         case .refreshTokensRotateAgain:
             try await StoreConformance { try await makeSubject().map { $0 } }.run(.codesRedeemOnceAndRefreshTokensRotateOnceAcrossHosts)
         case .savesDropNoBodies:
