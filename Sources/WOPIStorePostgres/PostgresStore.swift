@@ -10,8 +10,9 @@ import WOPICore
 /// Every change that reads and then writes (saves, renames, one-time codes) runs in one transaction
 /// that first takes the row's lock (`SELECT … FOR UPDATE`), so two hosts racing on one file serialize
 /// in the database and exactly one compare-and-set wins; a lock change is a compare-and-set in one
-/// statement, retried on what won. The statements every WOPI request runs are prepared once per connection. Nothing is cached in the
-/// process: each request sees what the last host committed.
+/// statement, retried on what won. The statements every WOPI request runs are prepared once per
+/// connection, and the file lookups and lock changes of requests that arrive together share one
+/// statement. Nothing is cached in the process: each request sees what the last host committed.
 public final class PostgresStore: WOPIStore {
     /// The connection pool, supervised: a database that goes away gets `StoreUnavailable` within about a second.
     let connections: SupervisedPostgresClient

@@ -8,7 +8,7 @@ import WOPICore
 ///
 /// SQLite commits one transaction at a time and each commit waits for its `fsync`; one commit per
 /// request capped Lock + Unlock at what the disk can sync. Batching keeps every guarantee of
-/// ``SQLiteStore/updateLock(_:request:now:)``: the requests of a batch are evaluated one after the
+/// ``SQLiteStore/updateLock(_:request:now:)-(ResourceID,_,_)``: the requests of a batch are evaluated one after the
 /// other inside one immediate transaction, each seeing the ones before it (exactly as if they had
 /// run one by one in that order), and no caller hears its answer before the transaction holding its
 /// change is durably committed. If the transaction fails, every request in it fails and nothing of it

@@ -13,7 +13,7 @@ import WOPICore
 public final class SQLiteStore: WOPIStore {
     /// Shared with the store's extensions in other files (authorization tables).
     let pool: StoreDatabasePool
-    /// Group commit for ``updateLock(_:request:now:)``.
+    /// Group commit for ``updateLock(_:request:now:)-(ResourceID,_,_)``.
     private let lockChanges: LockChangeBatcher
     /// The reads every WOPI request starts with, on SQLite's C API.
     let lookups: SQLiteLookups

@@ -5,7 +5,7 @@ import WOPICore
 /// document bodies, which live in a ``BlobStore``.
 ///
 /// Conform to plug in your own metadata storage. Each method is one atomic step: in particular
-/// ``updateLock(_:request:now:)`` and ``replaceContent(_:with:lock:now:)`` must read the lock and
+/// ``updateLock(_:request:now:)-(ResourceID,_,_)`` and ``replaceContent(_:with:lock:now:)`` must read the lock and
 /// write the result in one transaction, because that is what makes a lock race have exactly one
 /// winner. `SQLiteStore` is the embedded default.
 public protocol WOPIStore: Sendable {
@@ -62,7 +62,7 @@ public protocol WOPIStore: Sendable {
     func deleteFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> BlobKey
     /// Applies a lock request atomically and returns the decision with the file as it is afterwards.
     func updateLock(_ id: ResourceID, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord)
-    /// ``updateLock(_:request:now:)`` for a file the caller has just read: a store that compares and sets may
+    /// ``updateLock(_:request:now:)-(ResourceID,_,_)`` for a file the caller has just read: a store that compares and sets may
     /// decide on `file` first instead of reading the row again. It must still apply the change only if the
     /// lock is the one in `file`, and decide again on the row it finds otherwise. The default reads the file again.
     func updateLock(_ file: FileRecord, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord)
@@ -228,7 +228,7 @@ public protocol WOPIStore: Sendable {
 }
 
 extension WOPIStore {
-    /// Reads the file again: ``updateLock(_:request:now:)``.
+    /// Reads the file again: ``updateLock(_:request:now:)-(ResourceID,_,_)``.
     public func updateLock(_ file: FileRecord, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord) {
         try await updateLock(file.id, request: request, now: now)
     }
