@@ -171,22 +171,32 @@ extension StoreConformance {
         let user = try await first.createUser(name: "race", displayName: "Race", passwordHash: .unusable)
         let file = try await first.createFile(named: "Race.docx", in: user.rootContainerID, blob: .fake(), replacing: false, now: now).file
         try await subject.withSecondHost { second in
-            let stores = [first, second]
-            let decisions = try await withThrowingTaskGroup(of: (String, LockRules.Decision).self) { group in
-                for client in 0..<64 {
-                    let lock = "client-\(client)"
-                    group.addTask { (lock, try await stores[client % 2].updateLock(file.id, request: .lock(WOPILock(lock)!), now: now).decision) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-            let winners = decisions.filter { if case .granted = $0.1 { true } else { false } }
-            try #require(winners.count == 1, "winners: \(winners.map(\.0))")
-            let winner = winners[0].0
-            for (lock, decision) in decisions where lock != winner {
-                #expect(decision == .conflict(currentLock: winner, reason: "File is locked by another client"))
+            let winner = try await Self.raceForOneLock(clients: 64, named: "client", on: [first, second]) { store, lock in
+                try await store.updateLock(file.id, request: .lock(lock), now: now).decision
             }
             #expect(try await second.file(id: file.id)?.lock?.lock.value == winner)
         }
+    }
+
+    /// `clients` lock requests at once, alternating between `stores`, each asking for its own lock
+    /// (`named`-N): requires exactly one winner and every other refused with the winner's lock; returns it.
+    static func raceForOneLock(clients: Int, named prefix: String, on stores: [any WOPIStore & AuthorizationStore],
+                               _ request: @escaping @Sendable (any WOPIStore & AuthorizationStore, WOPILock) async throws -> LockRules.Decision)
+        async throws -> String {
+        let decisions = try await withThrowingTaskGroup(of: (String, LockRules.Decision).self) { group in
+            for client in 0..<clients {
+                let lock = "\(prefix)-\(client)"
+                group.addTask { (lock, try await request(stores[client % stores.count], WOPILock(lock)!)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let winners = decisions.filter { if case .granted = $0.1 { true } else { false } }
+        try #require(winners.count == 1, "winners: \(winners.map(\.0))")
+        let winner = winners[0].0
+        for (lock, decision) in decisions where lock != winner {
+            #expect(decision == .conflict(currentLock: winner, reason: "File is locked by another client"))
+        }
+        return winner
     }
 
     func lockChangesFromAStaleCopy(_ subject: Subject) async throws {
@@ -212,19 +222,8 @@ extension StoreConformance {
 
             // 32 clients on two hosts, all deciding from one copy of the unlocked file: one winner.
             let copy = try #require(try await first.file(id: unlocked.id))
-            let stores = [first, second]
-            let decisions = try await withThrowingTaskGroup(of: (String, LockRules.Decision).self) { group in
-                for client in 0..<32 {
-                    let lock = "copy-\(client)"
-                    group.addTask { (lock, try await stores[client % 2].updateLock(copy, request: .lock(WOPILock(lock)!), now: now).decision) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-            let winners = decisions.filter { if case .granted = $0.1 { true } else { false } }
-            try #require(winners.count == 1, "winners: \(winners.map(\.0))")
-            let winner = winners[0].0
-            for (lock, decision) in decisions where lock != winner {
-                #expect(decision == .conflict(currentLock: winner, reason: "File is locked by another client"))
+            let winner = try await Self.raceForOneLock(clients: 32, named: "copy", on: [first, second]) { store, lock in
+                try await store.updateLock(copy, request: .lock(lock), now: now).decision
             }
             // A current copy works as the id does.
             let current = try #require(try await second.file(id: unlocked.id))
