@@ -26,33 +26,53 @@ enum HeadlessChromium {
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: profile) }
 
-        let port = try LocalPort.free()
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: chromedriver)
-        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=SEVERE"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
-        defer {
-            // chromedriver started from a test process ignores SIGTERM; SIGKILL by its PID always ends it
-            // (its browser goes with the session, which `run` ends first).
-            kill(pid, SIGKILL)
-            process.waitUntilExit()
-        }
-
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         let result: Result<T, any Error>
-        do { result = .success(try await session(chromium: chromium, profile: profile, port: port, http: http, process: process, width: width,
-                                                 height: height, language: language, body)) } catch { result = .failure(error) }
+        do {
+            let (process, port) = try await startDriver(chromedriver, http: http)
+            let pid = process.processIdentifier
+            defer {
+                // chromedriver started from a test process ignores SIGTERM; SIGKILL by its PID always ends it
+                // (its browser goes with the session, which `run` ends first).
+                kill(pid, SIGKILL)
+                process.waitUntilExit()
+            }
+            result = .success(try await session(chromium: chromium, profile: profile, port: port, http: http, width: width, height: height,
+                                                language: language, body))
+        } catch {
+            result = .failure(error)
+        }
         try? await http.shutdown()
         return try result.get()
     }
 
-    private static func session<T: Sendable>(chromium: String, profile: URL, port: Int, http: HTTPClient, process: ChildProcess, width: Int,
-                                             height: Int, language: String, _ body: (WebDriverClient) async throws -> T) async throws -> T {
+    /// chromedriver, ready on a free port. The port is chosen before chromedriver binds it, so another test
+    /// can take it in between; chromedriver then exits at start-up, and another port is tried (three in all).
+    private static func startDriver(_ chromedriver: String, http: HTTPClient) async throws -> (ChildProcess, Int) {
+        var attempt = 1
+        while true {
+            let port = try LocalPort.free()
+            let process = ChildProcess()
+            process.executableURL = URL(fileURLWithPath: chromedriver)
+            process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=SEVERE"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            do {
+                try await waitUntilReady(base: "http://127.0.0.1:\(port)", http: http, process: process)
+                return (process, port)
+            } catch {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                guard case BrowserSetupError.driverExited = error, attempt < 3 else { throw error }
+                attempt += 1
+            }
+        }
+    }
+
+    private static func session<T: Sendable>(chromium: String, profile: URL, port: Int, http: HTTPClient, width: Int, height: Int,
+                                             language: String, _ body: (WebDriverClient) async throws -> T) async throws -> T {
         let base = "http://127.0.0.1:\(port)"
-        try await waitUntilReady(base: base, http: http, process: process)
 
         let capabilities: [String: Any] = [
             "browserName": "chrome",
