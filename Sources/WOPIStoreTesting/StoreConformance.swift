@@ -32,9 +32,9 @@ public struct StoreConformance: Sendable {
         case lockRequestsFollowTheRulesAndRefusalsReportTheCurrentLock
         /// 64 clients racing to lock one file through two connections: exactly one wins, every refusal names its lock.
         case sixtyFourClientsOnTwoHostsRacingForOneLockGetOneWinner
-        /// A lock change from a copy of the file read before another host changed its lock is decided on the stored
-        /// lock, never on the copy; 32 clients racing from one copy get one winner.
-        case lockChangesFromAStaleCopyAreDecidedOnTheStoredLock
+        /// A lock change from a copy of the file read before another host changed its lock is applied only over the
+        /// copy's lock, and otherwise decided again on the stored one; 32 clients racing from one copy get one winner.
+        case aLockChangeFromAStaleCopyNeverOverwritesANewerLock
         /// A host secret is created once for every host, however many race for it; settings are shared.
         case hostSecretsAreCreatedOnceForEveryHost
         /// An authorization code redeems once and a refresh token rotates once, across hosts; grants revoke; records expire.
@@ -103,7 +103,7 @@ public struct StoreConformance: Sendable {
             case .filesGetNewVersionsOnEveryChangeAndNeverReuseOne: try await filesGetNewVersions(subject.store)
             case .lockRequestsFollowTheRulesAndRefusalsReportTheCurrentLock: try await lockRequestsFollowTheRules(subject.store)
             case .sixtyFourClientsOnTwoHostsRacingForOneLockGetOneWinner: try await clientsRacingForOneLock(subject)
-            case .lockChangesFromAStaleCopyAreDecidedOnTheStoredLock: try await lockChangesFromAStaleCopy(subject)
+            case .aLockChangeFromAStaleCopyNeverOverwritesANewerLock: try await lockChangesFromAStaleCopy(subject)
             case .hostSecretsAreCreatedOnceForEveryHost: try await hostSecretsAreCreatedOnce(subject)
             case .codesRedeemOnceAndRefreshTokensRotateOnceAcrossHosts: try await codesRedeemOnce(subject)
             case .pagesConcatenateToTheChildrenInNameOrder: try await pagesConcatenateToTheChildren(subject.store)

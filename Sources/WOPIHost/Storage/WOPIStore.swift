@@ -62,9 +62,11 @@ public protocol WOPIStore: Sendable {
     func deleteFile(_ id: ResourceID, lock: WOPILock?, now: Date) async throws -> BlobKey
     /// Applies a lock request atomically and returns the decision with the file as it is afterwards.
     func updateLock(_ id: ResourceID, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord)
-    /// ``updateLock(_:request:now:)-(ResourceID,_,_)`` for a file the caller has just read: a store that compares and sets may
-    /// decide on `file` first instead of reading the row again. It must still apply the change only if the
-    /// lock is the one in `file`, and decide again on the row it finds otherwise. The default reads the file again.
+    /// ``updateLock(_:request:now:)-(ResourceID,_,_)`` for a file the caller has just read, during the same request: a
+    /// store that compares and sets may decide on `file` instead of reading the row again. A refusal, or a grant that
+    /// changes nothing, may be answered from `file` (it was the file's state during the request); a change must be
+    /// applied only if the stored lock is still the one in `file`, and decided again on the stored row otherwise.
+    /// The default reads the file again.
     func updateLock(_ file: FileRecord, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord)
     /// Records new content for a file atomically, checking the lock (PutFile rules) in the same step.
     ///

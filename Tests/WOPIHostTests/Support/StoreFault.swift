@@ -35,7 +35,7 @@ enum StoreFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .everyLockRequestIsGranted:
             try await StoreConformance { try await makeSubject().map { $0 } }.run(.lockRequestsFollowTheRulesAndRefusalsReportTheCurrentLock)
         case .staleLockCopiesAreTrusted:
-            try await StoreConformance { try await makeSubject().map { $0 } }.run(.lockChangesFromAStaleCopyAreDecidedOnTheStoredLock)
+            try await StoreConformance { try await makeSubject().map { $0 } }.run(.aLockChangeFromAStaleCopyNeverOverwritesANewerLock)
         case .refreshTokensRotateAgain:
             try await StoreConformance { try await makeSubject().map { $0 } }.run(.codesRedeemOnceAndRefreshTokensRotateOnceAcrossHosts)
         case .savesDropNoBodies:
