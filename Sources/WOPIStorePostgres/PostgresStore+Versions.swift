@@ -7,8 +7,8 @@ import WOPICore
 /// transaction that locks the file's row first, so a save, a restore and a lock change on the same
 /// file serialize whichever host runs them.
 extension PostgresStore {
-    /// Records new content for a file like `replaceContent(_:with:lock:now:)` — checking the lock
-    /// (PutFile rules) in the same transaction — and keeps the replaced content as a version.
+    /// Records new content for a file — checking the lock (PutFile rules) in the same transaction — and
+    /// keeps the replaced content as a version.
     public func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, saveKinds: SaveKinds?,
                             seenModifiedTime: String?, keepVersions: Int, now: Date) async throws -> ContentChange {
         try await transaction { connection in

@@ -410,15 +410,6 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
-    /// Records new content for a file atomically, checking the lock (PutFile rules) in the same step.
-    public func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws -> (file: FileRecord, replacedBlob: BlobKey) {
-        try await transaction { connection in
-            guard let file = try await self.lockedFile(connection, id) else { throw WOPIStoreError.notFound }
-            try file.requireSavable(by: lock, now: now)
-            return (try await self.storeContent(connection, file, blob: blob, now: now), file.blobKey)
-        }
-    }
-
     /// Every blob key a file or a kept version (`versions(of:)`) refers to, for garbage collection of orphans.
     public func referencedBlobs() async throws -> Set<BlobKey> {
         Set(try await all("SELECT blob_key FROM files UNION SELECT blob_key FROM file_versions") { try $0.decode(String.self) }.map { try .stored($0, column: "blob_key") })

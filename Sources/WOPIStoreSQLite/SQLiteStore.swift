@@ -322,16 +322,6 @@ public final class SQLiteStore: WOPIStore {
         try await lockChanges.apply(id, request: request, now: now)
     }
 
-    /// Records new content for a file atomically, checking the lock (PutFile rules) in the same step.
-    public func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws
-        -> (file: FileRecord, replacedBlob: BlobKey) {
-        try await pool.write { db in
-            guard let file = try Self.file(db, id) else { throw WOPIStoreError.notFound }
-            try file.requireSavable(by: lock, now: now)
-            return (try Self.storeContent(db, file, blob: blob, now: now), file.blobKey)
-        }
-    }
-
     /// Every blob key a file or a kept version (`versions(of:)`) refers to, for garbage collection of orphans.
     public func referencedBlobs() async throws -> Set<BlobKey> {
         try await pool.read { db in

@@ -97,8 +97,9 @@ extension StoreConformance {
         versions.append(replaced.file.version)
 
         let third = StoredBlob.fake(size: 7, tag: "third")
-        let saved = try await store.replaceContent(file.id, with: third, lock: nil, now: now.addingTimeInterval(2))
-        #expect(saved.replacedBlob == second.key && saved.file.size == 7 && saved.file.sha256 == third.sha256)
+        let saved = try await store.saveContent(file.id, with: third, lock: nil, savedBy: nil, keepVersions: 0, now: now.addingTimeInterval(2))
+        #expect(saved.previous.blobKey == second.key && saved.droppedBlobs == [second.key])
+        #expect(saved.file.size == 7 && saved.file.sha256 == third.sha256)
         versions.append(saved.file.version)
 
         let renamed = try await store.renameFile(file.id, to: "Plan v2.docx", lock: nil, now: now)
@@ -130,7 +131,7 @@ extension StoreConformance {
         let refused = try await store.updateLock(file.id, request: .lock(theirs), now: now)
         #expect(refused.decision == .conflict(currentLock: "mine", reason: "File is locked by another client"))
         await #expect(throws: WOPIStoreError.lockConflict(currentLock: "mine", reason: "Lock mismatch")) {
-            try await store.replaceContent(file.id, with: .fake(), lock: theirs, now: now)
+            try await store.saveContent(file.id, with: .fake(), lock: theirs, savedBy: nil, keepVersions: 10, now: now)
         }
         await #expect(throws: WOPIStoreError.lockConflict(currentLock: "mine", reason: "File is locked")) {
             try await store.renameFile(file.id, to: "x.xlsx", lock: nil, now: now)
@@ -143,7 +144,7 @@ extension StoreConformance {
         }
         #expect(try await store.file(id: file.id)?.version == file.version, "refusals change nothing")
 
-        let saved = try await store.replaceContent(file.id, with: .fake(size: 9), lock: mine, now: now)
+        let saved = try await store.saveContent(file.id, with: .fake(size: 9), lock: mine, savedBy: nil, keepVersions: 10, now: now)
         #expect(saved.file.lock?.lock == mine, "saving keeps the lock")
         let later = now.addingTimeInterval(60)
         let swapped = try await store.updateLock(file.id, request: .unlockAndRelock(old: mine, new: theirs), now: later)
@@ -154,7 +155,7 @@ extension StoreConformance {
         #expect(unlocked.decision == .granted(newState: nil) && unlocked.file.lock == nil)
         #expect(try await store.file(id: file.id)?.lock == nil)
         await #expect(throws: WOPIStoreError.lockConflict(currentLock: "", reason: "File is not locked")) {
-            try await store.replaceContent(file.id, with: .fake(), lock: nil, now: later)
+            try await store.saveContent(file.id, with: .fake(), lock: nil, savedBy: nil, keepVersions: 10, now: later)
         }
 
         // An expired lock counts as no lock.

@@ -5,9 +5,9 @@ import WOPICore
 /// document bodies, which live in a ``BlobStore``.
 ///
 /// Conform to plug in your own metadata storage. Each method is one atomic step: in particular
-/// ``updateLock(_:request:now:)-(ResourceID,_,_)`` and ``replaceContent(_:with:lock:now:)`` must read the lock and
-/// write the result in one transaction, because that is what makes a lock race have exactly one
-/// winner. `SQLiteStore` is the embedded default.
+/// ``updateLock(_:request:now:)-(ResourceID,_,_)`` and
+/// ``saveContent(_:with:lock:savedBy:saveKinds:seenModifiedTime:keepVersions:now:)`` must read the lock and
+/// write the result in one transaction, because that is what makes a lock race have exactly one winner. `SQLiteStore` is the embedded default.
 public protocol WOPIStore: Sendable {
     // MARK: Users
 
@@ -68,12 +68,6 @@ public protocol WOPIStore: Sendable {
     /// applied only if the stored lock is still the one in `file`, and decided again on the stored row otherwise.
     /// The default reads the file again.
     func updateLock(_ file: FileRecord, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord)
-    /// Records new content for a file atomically, checking the lock (PutFile rules) in the same step.
-    ///
-    /// On success returns the updated file and the key of the body it replaced; on a lock conflict
-    /// throws ``WOPIStoreError/lockConflict(currentLock:reason:)`` and changes nothing.
-    func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws
-        -> (file: FileRecord, replacedBlob: BlobKey)
     /// Every blob key a file or a kept version (``versions(of:)``) refers to, for garbage collection of orphans.
     ///
     /// Kept versions go with their file when it is deleted (``deleteFile(_:lock:now:)``), purged from the trash
@@ -85,8 +79,8 @@ public protocol WOPIStore: Sendable {
     // A PostgreSQL implementation runs each of these in one transaction, locking the file's row
     // (`SELECT … FOR UPDATE`) before it reads the lock or the version list.
 
-    /// Records new content for a file like ``replaceContent(_:with:lock:now:)`` — checking the lock
-    /// (PutFile rules) in the same transaction — and keeps the replaced content as a version.
+    /// Records new content for a file — checking the lock (PutFile rules) in the same transaction — and
+    /// keeps the replaced content as a version.
     ///
     /// In one atomic step: evaluate `LockRules.Request.putFile(_:currentSize:)`; on a conflict throw
     /// ``WOPIStoreError/lockConflict(currentLock:reason:)`` and change nothing. Otherwise, if

@@ -62,9 +62,6 @@ struct FaultyStore: WOPIStore, AuthorizationStore, AuditStore, SignInFailureStor
         guard let newState else { return (decision, try await base.file(id: file.id) ?? file) }
         return (decision, try await base.updateLock(file.id, request: .lock(newState.lock), now: now).file)
     }
-    func replaceContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, now: Date) async throws -> (file: FileRecord, replacedBlob: BlobKey) {
-        try await base.replaceContent(id, with: blob, lock: lock, now: now)
-    }
     func referencedBlobs() async throws -> Set<BlobKey> { try await base.referencedBlobs() }
 
     // Versions, lock administration, readiness
