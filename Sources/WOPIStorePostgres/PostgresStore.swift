@@ -93,26 +93,20 @@ public final class PostgresStore: WOPIStore {
         self.logger = logger
         fileAccesses = StatementBatcher(limit: Self.batchesInFlight) { pairs in
             let statement = PostgresStatements.FileAccess(fileIDs: pairs.map(\.file), userIDs: pairs.map(\.user))
-            let rows = try await connections.run { client in
-                var rows: [PostgresStatements.FileAccess.Row] = []
-                for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
-                return rows
-            }
-            var accesses = [PostgresStatements.FileAccess.Access?](repeating: nil, count: pairs.count)
-            for row in rows where (1...Int64(pairs.count)).contains(row.position) { accesses[Int(row.position) - 1] = row.access }
-            return accesses
+            return try await Self.answers(to: pairs.count, from: Self.rows(of: statement, on: connections, logger: logger)) { ($0.position, $0.access) }
         }
         lockChanges = StatementBatcher(limit: Self.batchesInFlight) { changes in
             let statement = PostgresStatements.SetLocks(changes: changes)
-            let rows = try await connections.run { client in
-                var rows: [PostgresStatements.SetLocks.Row] = []
-                for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
-                return rows
-            }
-            var files = [PostgresStatements.FileRow?](repeating: nil, count: changes.count)
-            for row in rows where (1...Int64(changes.count)).contains(row.position) { files[Int(row.position) - 1] = row.file }
-            return files
+            return try await Self.answers(to: changes.count, from: Self.rows(of: statement, on: connections, logger: logger)) { ($0.position, $0.file) }
         }
+    }
+
+    /// One answer per call of a batch from the rows of its statement, each row naming its call's position (from 1);
+    /// a call without a row gets `nil`.
+    private static func answers<Row, Value>(to calls: Int, from rows: [Row], _ positioned: (Row) -> (position: Int64, value: Value)) -> [Value?] {
+        var answers = [Value?](repeating: nil, count: calls)
+        for (position, value) in rows.map(positioned) where (1...Int64(calls)).contains(position) { answers[Int(position) - 1] = value }
+        return answers
     }
 
     /// Closes every connection. Queries after this fail.
@@ -483,10 +477,16 @@ public final class PostgresStore: WOPIStore {
 
     /// The first row of a prepared statement (``PostgresStatements``), if any.
     func first<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> Statement.Row? where Statement.Row: Sendable {
+        try await Self.rows(of: statement, on: connections, logger: logger).first
+    }
+
+    /// Every row of a prepared statement (``PostgresStatements``).
+    static func rows<Statement: PostgresPreparedStatement>(of statement: Statement, on connections: SupervisedPostgresClient,
+                                                           logger: Logger) async throws -> [Statement.Row] where Statement.Row: Sendable {
         try await connections.run { client in
-            var first: Statement.Row?
-            for try await row in try await client.execute(statement, logger: logger) where first == nil { first = row }
-            return first
+            var rows: [Statement.Row] = []
+            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+            return rows
         }
     }
 
