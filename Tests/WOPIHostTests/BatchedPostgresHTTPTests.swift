@@ -1,18 +1,12 @@
 import Foundation
 import Testing
-import TestSupport
 import WOPICore
 @testable import WOPIHost
-import WOPIStorePostgres
 
 /// The PostgreSQL store answers concurrent lookups and lock changes in shared statements: over real HTTP,
 /// many callers at once must each still get their own caller's answer.
 @Suite("Batched lookups and lock changes on PostgreSQL over HTTP")
 struct BatchedPostgresHTTPTests {
-    static func database() async throws -> PostgresDatabaseURL {
-        try PostgresDatabaseURL(parsing: try await offPool { try PostgresTestServer.shared().makeDatabase() })
-    }
-
     /// One caller's request and what it must see.
     struct Call: Sendable {
         let user: UserRecord
@@ -25,7 +19,7 @@ struct BatchedPostgresHTTPTests {
     @Test("112 concurrent CheckFileInfo calls from an owner, a viewer, an editor and a stranger each get their own answer",
           .timeLimit(.minutes(10)))
     func concurrentCallersGetTheirOwnAnswers() async throws {
-        try await TestHost.run(database: try await Self.database()) { host in
+        try await TestHost.run(database: try await StoreUnderTest.newPostgresDatabase()) { host in
             let alice = try await host.makeUser("alice"), bob = try await host.makeUser("bob")
             let carol = try await host.makeUser("carol"), dave = try await host.makeUser("dave")
             let projects = try await host.addContainer("Projects", in: alice.rootContainerID)
@@ -65,7 +59,7 @@ struct BatchedPostgresHTTPTests {
     @Test("Lock changes on 16 files at once each land on their own file, and a wrong lock is refused with the right one",
           .timeLimit(.minutes(10)))
     func concurrentLockChangesLandOnTheirOwnFiles() async throws {
-        try await TestHost.run(database: try await Self.database()) { host in
+        try await TestHost.run(database: try await StoreUnderTest.newPostgresDatabase()) { host in
             let alice = try await host.makeUser("alice")
             var documents: [(id: String, token: String)] = []
             for index in 0..<16 {

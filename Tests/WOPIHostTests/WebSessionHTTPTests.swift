@@ -202,7 +202,7 @@ struct WebSessionHTTPTests {
 
     @Test("two hosts on one PostgreSQL: a session begun on one is valid on the other, and signing out on either ends it")
     func acrossHosts() async throws {
-        let database = try PostgresDatabaseURL(parsing: try await offPool { try PostgresTestServer.shared().makeDatabase() })
+        let database = try await StoreUnderTest.newPostgresDatabase()
         try await TestHost.run(database: database) { first in
             let user = try await first.folder.store.createUser(name: "carol", displayName: "Carol",
                                                                passwordHash: PasswordHash(hashing: WebFrontHTTPTests.password, logN: 10))

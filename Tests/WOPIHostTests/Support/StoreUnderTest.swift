@@ -23,8 +23,13 @@ struct StoreUnderTest: Sendable {
     /// New, empty storage of `kind`: a data folder of its own, and for PostgreSQL a database of its own.
     static func make(_ kind: StoreKind) async throws -> StoreUnderTest {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-store-\(UUID().uuidString)", isDirectory: true)
-        let databaseURL = kind == .postgresql ? try PostgresDatabaseURL(parsing: try await offPool { try PostgresTestServer.shared().makeDatabase() }) : nil
+        let databaseURL = kind == .postgresql ? try await newPostgresDatabase() : nil
         return StoreUnderTest(kind: kind, data: data, databaseURL: databaseURL)
+    }
+
+    /// A new, empty database of its own on the test PostgreSQL server.
+    static func newPostgresDatabase() async throws -> PostgresDatabaseURL {
+        try PostgresDatabaseURL(parsing: try await offPool { try PostgresTestServer.shared().makeDatabase() })
     }
 
     /// Runs `body` on new, empty storage of `kind`, then closes everything and removes its files.
