@@ -15,7 +15,7 @@ import WOPIHost
 ///
 /// Each check asks `makeSubject` for a store over a location of its own, empty and used by nothing
 /// else (the sweep check removes every orphan it finds there), and reports failures as Swift Testing issues.
-public struct BlobStoreConformance: Sendable {
+public struct BlobStoreConformance: ConformanceSuite {
     /// A store under test and a way to see everything it holds.
     public struct Subject: Sendable {
         /// The store.
@@ -60,11 +60,6 @@ public struct BlobStoreConformance: Sendable {
     public init(largeBodySize: Int = 20 * 1024 * 1024, makeSubject: @escaping @Sendable () async throws -> Subject) {
         self.makeSubject = makeSubject
         self.largeBodySize = largeBodySize
-    }
-
-    /// Runs every check.
-    public func run() async throws {
-        for check in Check.allCases { try await run(check) }
     }
 
     /// Runs one check.

@@ -15,7 +15,7 @@ import WOPIHost
 /// Each check asks `makeSubject` for a connection to new, empty storage used by nothing else, connects to it
 /// again where it needs a second host, closes every connection when it ends, and reports failures as Swift
 /// Testing issues.
-public struct SignInFailureStoreConformance: Sendable {
+public struct SignInFailureStoreConformance: ConformanceSuite {
     /// A store under test: a connection to empty storage, and the means to connect to it again.
     public typealias Subject = StoreSubject<any SignInFailureStore>
 
@@ -34,11 +34,6 @@ public struct SignInFailureStoreConformance: Sendable {
     /// Checks over the stores `makeSubject` returns: each call, new and empty storage.
     public init(makeSubject: @escaping @Sendable () async throws -> Subject) {
         self.makeSubject = makeSubject
-    }
-
-    /// Runs every check.
-    public func run() async throws {
-        for check in Check.allCases { try await run(check) }
     }
 
     /// Runs one check.
