@@ -17,8 +17,7 @@ enum PostgresStatements {
     struct FileAccess: PostgresPreparedStatement {
         static let sql = """
             SELECT q.n, u.id, u.name, u.display_name, u.password_hash, u.root_container_id, u.user_info,
-                   f.id, f.container_id, f.owner_id, f.name, f.size, f.version, f.sha256, f.blob_key, f.modified_at,
-                   f.lock_value, f.lock_expires_at, c.name,
+                   \(PostgresStore.Columns.file(of: "f")), c.name,
                    CASE WHEN f.owner_id = u.id THEN NULL ELSE (
                        WITH RECURSIVE chain(id) AS (
                            SELECT f.container_id
@@ -93,7 +92,7 @@ enum PostgresStatements {
             WHERE f.id = q.id AND f.lock_value IS NOT DISTINCT FROM NULLIF(q.old_value, '')
               AND (f.lock_expires_at IS NOT DISTINCT FROM NULLIF(q.old_expiry, 'NaN')
                    OR abs(f.lock_expires_at - NULLIF(q.old_expiry, 'NaN')) < 0.000001)
-            RETURNING q.n, \(PostgresStore.Columns.file.split(separator: ",").map { "f." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+            RETURNING q.n, \(PostgresStore.Columns.file(of: "f"))
             """
         typealias Row = (position: Int64, file: FileRow)
 

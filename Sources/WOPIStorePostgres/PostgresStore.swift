@@ -520,6 +520,11 @@ public final class PostgresStore: WOPIStore {
         static let user = "id, name, display_name, password_hash, root_container_id, user_info"
         static let container = "id, parent_id, owner_id, name"
         static let file = "id, container_id, owner_id, name, size, version, sha256, blob_key, modified_at, lock_value, lock_expires_at"
+
+        /// ``file``, each column qualified by `table`, for statements that join.
+        static func file(of table: String) -> String {
+            file.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
+        }
     }
 
     static func id(_ text: String) throws -> ResourceID {

@@ -7,7 +7,8 @@ import WOPICore
 /// Conform to plug in your own metadata storage. Each method is one atomic step: in particular
 /// ``updateLock(_:request:now:)-(ResourceID,_,_)`` and
 /// ``saveContent(_:with:lock:savedBy:saveKinds:seenModifiedTime:keepVersions:now:)`` must read the lock and
-/// write the result in one transaction, because that is what makes a lock race have exactly one winner. `SQLiteStore` is the embedded default.
+/// write the result in one transaction, because that is what makes a lock race have exactly one winner.
+/// `SQLiteStore` is the embedded default.
 public protocol WOPIStore: Sendable {
     // MARK: Users
 
