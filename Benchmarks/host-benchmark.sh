@@ -11,7 +11,10 @@
 #                                 (both without Expect: 100-continue, then both with curl's defaults, which send it)
 #   Lock + Unlock pairs           wrk, 8 connections, 8 files      —  (target: 5,000 pairs/s)
 #   PostgreSQL store: CheckFileInfo at 8 and 64 conn, Lock + Unlock   `pgbench -S -M prepared` at the same connection counts;
-#                                                                  the SQLite figures above (targets: ≥ 50 %, p99 ≤ 5 ms at 8)
+#                                                                  the SQLite figures above (targets: ≥ 50 %, p99 ≤ 5 ms at 8);
+#                                                                  Benchmarks/Floor --postgres: the bare route reading the file's
+#                                                                  row (and, for Lock + Unlock, writing its lock) with the store's
+#                                                                  pool settings and batching, and nothing else
 #   EnumerateChildren, 50,000     curl, best of 3 (+ server RSS)   —  (target: 300 ms, flat memory)
 #   CheckFileInfo, 1,000,000 files wrk, 8 connections               the same request on the small database
 #
@@ -202,14 +205,23 @@ if [ -z "${SKIP_POSTGRES:-}" ] && [ -n "$PG_BIN" ]; then
   "$WOPI_BIN" users add bench --password benchmark-pw --database "$DB" >/dev/null
   PG_SMALL=$("$WOPI_BIN" files add "$WORK/small.docx" --owner bench --database "$DB" --data "$WORK/pgdata" | json id)
   PG_TOKEN=$("$WOPI_BIN" token --user bench --file "$PG_SMALL" --database "$DB" | json access_token)
+  # The PostgreSQL floor: what a route that only reads its file's row, as the store reads it, allows on this machine.
+  "$FLOOR_BIN" --port "$FLOOR_PORT" --body "$WORK/check-file-info.json" --postgres "$DB" >"$WORK/pgfloor.out" 2>&1 &
+  FLOOR_PID=$!
+  PG_FLOOR_URL="http://127.0.0.1:$FLOOR_PORT/wopi/files/$PG_SMALL"
+  wait_for "$PG_FLOOR_URL"
   for connections in 8 64; do
     run_wrk "WOPIKit CheckFileInfo, PostgreSQL" "http://127.0.0.1:$PG_SERVER_PORT/wopi/files/$PG_SMALL?access_token=$PG_TOKEN" "$connections"
+    PG_RPS=$RPS
     record "cfi_postgres_${connections}_rps" "$RPS"; record "cfi_postgres_${connections}_p99_ms" "$P99_MS"
+    run_wrk "PostgreSQL floor (bare route)" "$PG_FLOOR_URL" "$connections"; PF_RPS=$RPS
     SQLITE_RPS=$(python3 -c "import json; print(json.load(open('$WORK/results.json'))['cfi_${connections}_rps'])")
     PGB_TPS=$(python3 -c "import json; print(json.load(open('$WORK/results.json'))['pgbench_${connections}_tps'])")
-    R=$(ratio "$RPS" "$SQLITE_RPS")
+    R=$(ratio "$PG_RPS" "$SQLITE_RPS"); FR=$(ratio "$PF_RPS" "$SQLITE_RPS"); WF=$(ratio "$PG_RPS" "$PF_RPS")
     echo "  → $R% of CheckFileInfo on SQLite at $connections connections (target ≥ 50 %; p99 target ≤ 5 ms at 8); pgbench: $PGB_TPS tps"
-    record "cfi_postgres_${connections}_percent_of_sqlite" "$R"
+    echo "    the PostgreSQL floor is $FR% of CheckFileInfo on SQLite; WOPIKit on PostgreSQL reaches $WF% of that floor"
+    record "cfi_postgres_${connections}_percent_of_sqlite" "$R"; record "pg_floor_${connections}_rps" "$PF_RPS"
+    record "pg_floor_${connections}_percent_of_sqlite" "$FR"; record "cfi_postgres_${connections}_percent_of_pg_floor" "$WF"
   done
   PG_LOCK_PATHS=()
   for index in $(seq 1 8); do
@@ -223,7 +235,13 @@ if [ -z "${SKIP_POSTGRES:-}" ] && [ -n "$PG_BIN" ]; then
   R=$(ratio "$PG_PAIRS" "$PAIRS")
   echo "  → $PG_PAIRS Lock + Unlock pairs per second on PostgreSQL: $R% of SQLite's $PAIRS (target ≥ 50 %)"
   record pg_lock_unlock_pairs_per_s "$PG_PAIRS"; record pg_lock_unlock_percent_of_sqlite "$R"
-  kill "$PG_SERVER_PID"; PG_SERVER_PID=""
+  run_wrk "PostgreSQL floor, Lock/Unlock" "http://127.0.0.1:$FLOOR_PORT" 8 8 "$WORK/pg-lock-pairs.lua"
+  PF_PAIRS=$(python3 -c "print(round($RPS / 2))")
+  FR=$(ratio "$PF_PAIRS" "$PAIRS"); WF=$(ratio "$PG_PAIRS" "$PF_PAIRS")
+  echo "    the PostgreSQL floor: $PF_PAIRS pairs per second, $FR% of SQLite's; WOPIKit on PostgreSQL reaches $WF% of that floor"
+  record pg_floor_lock_unlock_pairs_per_s "$PF_PAIRS"; record pg_floor_lock_unlock_percent_of_sqlite "$FR"
+  record pg_lock_unlock_percent_of_pg_floor "$WF"
+  kill "$PG_SERVER_PID" "$FLOOR_PID"; PG_SERVER_PID=""; FLOOR_PID=""
 else
   if [ -n "${SKIP_POSTGRES:-}" ]; then why="SKIP_POSTGRES is set"; else why="PostgreSQL is not installed: apt-get install -y postgresql"; fi
   echo "  PostgreSQL: not measured ($why)"

@@ -1,0 +1,1 @@
+../../../../Sources/WOPIStorePostgres/StatementBatcher.swift
