@@ -62,11 +62,10 @@ if let database {
     }
 }
 
-let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
-try await withThrowingDiscardingTaskGroup { group in
-    if let database { group.addTask { await database.run() } }
-    try await app.runService()
-}
+var app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+// The pool runs beside the server, and stops with it on SIGTERM.
+if let database { app.addServices(database) }
+try await app.runService()
 
 /// A file's row read, and its lock written, in batches, as WOPIKit's PostgreSQL store does.
 struct PostgresFloor: Sendable {
