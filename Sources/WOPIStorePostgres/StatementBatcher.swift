@@ -9,7 +9,10 @@ import Synchronization
 /// rows are read by a statement that starts after the call arrived. A call alone goes out at once.
 ///
 /// No task is spawned: the caller whose call starts a batch sends it, answers the calls in it, and
-/// then hands the next waiting call the turn to send the following batch.
+/// then hands the next waiting call the turn to send the following batch. Before it sends, it yields
+/// once, so that requests the executor already has ready join the batch instead of waiting a round trip
+/// for the next one (measured on 2 cores, four interleaved comparisons: Lock + Unlock pairs 3–19 % faster,
+/// CheckFileInfo within the noise); a call alone pays one pass of the executor's queue.
 final class StatementBatcher<Input: Sendable, Output: Sendable>: Sendable {
     /// Runs one batch: one output per input, in order; a throw fails every call in the batch.
     typealias Execute = @Sendable ([Input]) async throws -> [Output]
@@ -73,6 +76,8 @@ final class StatementBatcher<Input: Sendable, Output: Sendable>: Sendable {
 
     /// Sends `input` with the calls waiting behind it, answers them, and passes the turn on.
     private func send(leading input: Input) async throws -> Output {
+        // Calls already scheduled to run join this batch rather than wait for the next round trip.
+        await Task.yield()
         let riders = state.withLock { state in
             let count = min(state.waiting.count, maximumBatch - 1)
             defer { state.waiting.removeFirst(count) }
