@@ -33,6 +33,10 @@ struct DatabaseCLITests {
 
         let token = try await WopiProcess.run(["token", "--user", "hana", "--file", id, "--data", data.path], environment: environment)
         #expect(token.exitCode == 0 && token.stdout.contains("access_token"), "token: \(token.stderr)")
+        // A command that worked says nothing else: the database driver's routine notices stay out of its output.
+        for (name, run) in [("users add", added), ("users list", listed), ("files add", file), ("token", token)] {
+            #expect(run.stderr.isEmpty, "\(name) wrote to stderr: \(run.stderr)")
+        }
         // The SQLite store in the same --data knows nothing of it: the database really is PostgreSQL.
         let elsewhere = try await WopiProcess.run(["token", "--user", "hana", "--file", id, "--data", data.path])
         #expect(elsewhere.exitCode == 2 && elsewhere.stderr.contains("no user named 'hana'"))

@@ -71,10 +71,11 @@ struct DataOptions: ParsableArguments {
     var usesDatabase: Bool { ((try? databaseURL()) ?? nil) != nil }
 
     /// Opens the storage, reporting a failure as one line: a bad or unreachable database or blob store is invalid input (exit 2).
-    func open(logger: Logger = Logger(label: "wopi.storage")) async throws -> HostStorage {
+    /// `connections` bounds a PostgreSQL pool (a host's default when `nil`).
+    func open(connections: Int? = nil, logger: Logger = Logger(label: "wopi.storage")) async throws -> HostStorage {
         let url = try databaseURL()
         guard let location = try s3Location() else {
-            return try await open(database: url, blobStore: nil, logger: logger)
+            return try await open(database: url, blobStore: nil, connections: connections, logger: logger)
         }
         let credentials: S3Credentials
         do {
@@ -91,7 +92,7 @@ struct DataOptions: ParsableArguments {
         let http = S3BlobStore.makeHTTPClient()
         do {
             let store = try await S3BlobStore.connect(to: location, credentials: credentials, http: http)
-            let storage = try await open(database: url, blobStore: store, logger: logger)
+            let storage = try await open(database: url, blobStore: store, connections: connections, logger: logger)
             return HostStorage(store: storage.store, blobs: storage.blobs, close: {
                 await storage.close()
                 try? await http.shutdown()
@@ -103,13 +104,14 @@ struct DataOptions: ParsableArguments {
         }
     }
 
-    private func open(database url: PostgresDatabaseURL?, blobStore: (any BlobStore)?, logger: Logger) async throws -> HostStorage {
+    private func open(database url: PostgresDatabaseURL?, blobStore: (any BlobStore)?, connections: Int?, logger: Logger) async throws -> HostStorage {
         do {
             let dataURL = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
             let bodies = try blobStore ?? FileSystemBlobStore(
                 folder: blobsSetting().map { URL(fileURLWithPath: $0, isDirectory: true) } ?? dataURL.appendingPathComponent("blobs"))
             guard let url else { return try HostStorage.embedded(data: dataURL, blobStore: bodies) }
-            return try await HostStorage.postgres(database: url, blobStore: bodies, logger: logger)
+            return try await HostStorage.postgres(database: url, blobStore: bodies,
+                                                  maximumConnections: connections ?? PostgresStore.defaultConnections, logger: logger)
         } catch let error as PostgresStoreError {
             throw CLIError.InvalidInput("\(error)")
         } catch let error as StoreSchemaError {
@@ -120,8 +122,14 @@ struct DataOptions: ParsableArguments {
     }
 
     /// Opens the storage, runs `body` with it, and closes it again, also when `body` throws.
+    ///
+    /// A command's queries run one after another, so it opens two connections, not a host's pool, and
+    /// the driver's routine notices (a connection still opening when the command closes it) stay out
+    /// of the command's output; warnings and errors still show.
     func withStorage<Result>(_ body: (HostStorage) async throws -> Result) async throws -> Result {
-        try await open().closing(after: body)
+        var logger = Logger(label: "wopi.storage")
+        logger.logLevel = .warning
+        return try await open(connections: 2, logger: logger).closing(after: body)
     }
 }
 
