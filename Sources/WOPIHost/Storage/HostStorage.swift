@@ -7,7 +7,7 @@ import WOPICore
 ///
 /// The drivers live in their own products, so an embedder links only the database it uses.
 /// `WOPIStoreSQLite`'s `HostStorage.embedded(data:blobs:)` keeps both in one data folder: `wopi.sqlite`
-/// and `blobs/`. For several hosts, `WOPIStorePostgres`'s `HostStorage.postgres(database:blobStore:logger:)`
+/// and `blobs/`. For several hosts, `WOPIStorePostgres`'s `HostStorage.postgres(database:blobStore:maximumConnections:logger:)`
 /// puts the metadata in one database, and the bodies in a store every host reaches: a folder every host
 /// mounts, or object storage. `wopi serve` and the management commands open the same storage at the same
 /// time; the database keeps them consistent.
