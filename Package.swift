@@ -97,12 +97,19 @@ let package = Package(
             resources: [.copy("Resources/SampleDocuments"), .copy("Resources/Templates")],
             swiftSettings: strictSettings
         ),
+        // The store's rules in SQL both databases run, above a narrow session each driver provides.
+        .target(
+            name: "WOPIStoreSQL",
+            dependencies: ["WOPIHost", "WOPICore"],
+            swiftSettings: strictSettings
+        ),
         // The embedded default: metadata in one SQLite file, through GRDB.
         .target(
             name: "WOPIStoreSQLite",
             dependencies: [
                 "WOPIHost",
                 "WOPICore",
+                "WOPIStoreSQL",
                 "CSQLiteConfig",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -117,6 +124,7 @@ let package = Package(
             dependencies: [
                 "WOPIHost",
                 "WOPICore",
+                "WOPIStoreSQL",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

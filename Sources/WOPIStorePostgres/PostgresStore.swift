@@ -4,6 +4,7 @@ import Logging
 import NIOSSL
 import PostgresNIO
 import WOPICore
+import WOPIStoreSQL
 
 /// A `WOPIStore` on PostgreSQL, for several hosts sharing one database.
 ///

@@ -4,6 +4,7 @@ import WOPIHost
 import GRDB
 import GRDBSQLite
 import WOPICore
+import WOPIStoreSQL
 
 /// The embedded `WOPIStore`: one SQLite database in WAL mode.
 ///
@@ -28,6 +29,8 @@ public final class SQLiteStore: WOPIStore {
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.foreignKeysEnabled = true
+        // The rules' transactions stay open across several accesses of the writer (`StoreDatabasePool.transaction(_:)`).
+        configuration.allowsUnsafeTransactions = true
         let pool = try DatabasePool(path: path, configuration: configuration)
         let migrator = SQLiteSchema.migrator
         // A migration this binary does not know means a newer WOPIKit wrote here: refuse rather than risk the data.

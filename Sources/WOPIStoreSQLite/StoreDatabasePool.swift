@@ -2,6 +2,7 @@ import Foundation
 import WOPIHost
 import GRDB
 import Synchronization
+import WOPIStoreSQL
 
 /// ``SQLiteStore``'s GRDB pool, reporting a database file that is locked by another process, cannot be
 /// opened or read, or is damaged as `StoreUnavailable` (the other errors pass through as they are).
@@ -14,6 +15,8 @@ struct StoreDatabasePool: Sendable {
     let base: DatabasePool
     /// Counts writes that found the file locked.
     private let lockFailures = LockFailures()
+    /// Held by every write of this process, so none runs inside a ``transaction(_:)`` left open between its statements.
+    private let writeLock = AsyncLock()
 
     init(_ base: DatabasePool) {
         self.base = base
@@ -48,15 +51,47 @@ struct StoreDatabasePool: Sendable {
     func write<T: Sendable>(after seen: Int, _ updates: @Sendable (Database) throws -> T) async throws -> T {
         let failures = lockFailures
         do {
-            return try await base.write { db in
-                guard failures.count == seen else { throw StoreUnavailable(Self.lockedReason) }
-                return try updates(db)
+            return try await writeLock.withLock {
+                try await base.write { db in
+                    guard failures.count == seen else { throw StoreUnavailable(Self.lockedReason) }
+                    return try updates(db)
+                }
             }
         } catch {
             let mapped = Self.mapped(error)
             if (error as? DatabaseError).map(Self.isLocked) ?? false { failures.increment() }
             throw mapped
         }
+    }
+
+    /// Runs `body` in one immediate transaction on the writer connection: each statement is one access of
+    /// GRDB's writer queue, and the transaction stays open between them (the database is opened with
+    /// `allowsUnsafeTransactions`), while the write lock keeps every other write of this process out.
+    func transaction<T: Sendable>(_ body: (SQLiteSession) async throws -> T) async throws -> T {
+        let session = SQLiteSession(pool: base)
+        let failures = lockFailures
+        do {
+            return try await writeLock.withLock {
+                try await session.execute("BEGIN IMMEDIATE")
+                do {
+                    let result = try await body(session)
+                    try await session.execute("COMMIT")
+                    return result
+                } catch {
+                    rollBack()
+                    throw error
+                }
+            }
+        } catch {
+            if (error as? DatabaseError).map(Self.isLocked) ?? false { failures.increment() }
+            throw forgettingPages(Self.mapped(error))
+        }
+    }
+
+    /// Ends the writer's open transaction, synchronously: a cancelled task's asynchronous access would not
+    /// run, and the transaction must not outlive the write lock.
+    private func rollBack() {
+        try? base.writeWithoutTransaction { db in if db.isInsideTransaction { try db.execute(sql: "ROLLBACK") } }
     }
 
     static let lockedReason = "the database file is locked by another process"

@@ -1,0 +1,57 @@
+import Foundation
+import WOPICore
+import WOPIHost
+
+/// One row a statement read, its columns in the order the statement names them.
+///
+/// A value of the wrong kind is damage (a hand-edited database), reported as `StoredValueError`.
+public struct SQLRow: Sendable {
+    public let values: [SQLValue]
+    /// The statement's table, for the errors that name a column.
+    private let table: String
+
+    public init(_ values: [SQLValue], table: String = "row") {
+        self.values = values
+        self.table = table
+    }
+
+    public func text(_ index: Int) throws -> String {
+        guard case .text(let text) = values[index] else { throw damage(index) }
+        return text
+    }
+
+    public func optionalText(_ index: Int) throws -> String? {
+        if case .null = values[index] { return nil }
+        return try text(index)
+    }
+
+    public func integer(_ index: Int) throws -> Int64 {
+        guard case .integer(let value) = values[index] else { throw damage(index) }
+        return value
+    }
+
+    /// A number; SQLite hands back a `REAL` that holds a whole number as an integer.
+    public func real(_ index: Int) throws -> Double {
+        switch values[index] {
+        case .real(let value): return value
+        case .integer(let value): return Double(value)
+        default: throw damage(index)
+        }
+    }
+
+    /// A truth value: SQLite's 0 or 1, PostgreSQL's `boolean` (which its session reads as 0 or 1).
+    public func bool(_ index: Int) throws -> Bool { try integer(index) != 0 }
+
+    public func date(_ index: Int) throws -> Date { Date(timeIntervalSince1970: try real(index)) }
+
+    public func optionalDate(_ index: Int) throws -> Date? {
+        if case .null = values[index] { return nil }
+        return try date(index)
+    }
+
+    public func id(_ index: Int, column: String) throws -> ResourceID { try .stored(text(index), column: column) }
+
+    private func damage(_ index: Int) -> StoredValueError {
+        StoredValueError(column: "\(table) column \(index + 1)", value: "\(values[index])")
+    }
+}
