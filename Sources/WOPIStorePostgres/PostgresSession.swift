@@ -11,9 +11,7 @@ public struct PostgresSession: SQLSession {
 
     /// Every row `statement` reads, inside the transaction.
     public func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
-        var rows: [SQLRow] = []
-        for try await row in try await connection.query(Self.query(statement), logger: logger) { rows.append(try Self.row(row)) }
-        return rows
+        try await PostgresStore.all(connection, Self.query(statement), logger: logger, Self.row)
     }
 
     /// Runs `statement` inside the transaction.

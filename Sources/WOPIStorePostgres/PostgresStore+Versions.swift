@@ -2,6 +2,7 @@ import Foundation
 import WOPIHost
 import PostgresNIO
 import WOPICore
+import WOPIStoreSQL
 
 /// Version history, lock administration and readiness on PostgreSQL. Each change is one
 /// transaction that locks the file's row first, so a save, a restore and a lock change on the same
@@ -127,13 +128,7 @@ extension PostgresStore {
             """, logger: logger) { try $0.decode(String.self) }
         candidates.formUnion(dropped)
         // A body may be shared (a restore points the file at a kept body): only unreferenced ones go.
-        var orphans: [BlobKey] = []
-        for candidate in candidates.sorted() {
-            let used = try await Self.first(connection, """
-                SELECT EXISTS (SELECT 1 FROM files WHERE blob_key = \(candidate)) OR EXISTS (SELECT 1 FROM file_versions WHERE blob_key = \(candidate))
-                """, logger: logger) { try $0.decode(Bool.self) } ?? true
-            if !used { orphans.append(try .stored(candidate, column: "blob_key")) }
-        }
+        let orphans = try await unreferenced(candidates, PostgresSession(connection: connection, logger: logger))
         return ContentChange(previous: file, file: updated, droppedBlobs: orphans)
     }
 

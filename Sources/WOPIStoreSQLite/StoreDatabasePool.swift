@@ -58,9 +58,7 @@ struct StoreDatabasePool: Sendable {
                 }
             }
         } catch {
-            let mapped = Self.mapped(error)
-            if (error as? DatabaseError).map(Self.isLocked) ?? false { failures.increment() }
-            throw mapped
+            throw failed(error)
         }
     }
 
@@ -69,7 +67,6 @@ struct StoreDatabasePool: Sendable {
     /// `allowsUnsafeTransactions`), while the write lock keeps every other write of this process out.
     func transaction<T: Sendable>(_ body: (SQLiteSession) async throws -> T) async throws -> T {
         let session = SQLiteSession(pool: base)
-        let failures = lockFailures
         do {
             return try await writeLock.withLock {
                 try await session.execute("BEGIN IMMEDIATE")
@@ -83,9 +80,15 @@ struct StoreDatabasePool: Sendable {
                 }
             }
         } catch {
-            if (error as? DatabaseError).map(Self.isLocked) ?? false { failures.increment() }
-            throw forgettingPages(Self.mapped(error))
+            throw forgettingPages(failed(error))
         }
+    }
+
+    /// The error a failed write throws (`StoreUnavailable` when the file cannot be used); one that found the
+    /// file locked is counted, so the writes queued behind it are answered at once.
+    private func failed(_ error: any Error) -> any Error {
+        if (error as? DatabaseError).map(Self.isLocked) ?? false { lockFailures.increment() }
+        return Self.mapped(error)
     }
 
     /// Ends the writer's open transaction, synchronously: a cancelled task's asynchronous access would not
