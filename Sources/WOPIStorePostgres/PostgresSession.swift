@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import WOPIHost
 import WOPIStoreSQL
 
 /// A transaction's statements on one PostgreSQL connection, `?` parameters sent as `$1`, `$2`, ….
@@ -25,6 +26,7 @@ public struct PostgresSession: SQLSession {
             switch value {
             case .null: bindings.appendNull()
             case .integer(let integer): bindings.append(integer)
+            case .bool(let bool): bindings.append(bool)
             case .real(let real): bindings.append(real)
             case .text(let text): bindings.append(text)
             case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
@@ -49,13 +51,20 @@ public struct PostgresSession: SQLSession {
 }
 
 /// The rules written once above the drivers run on PostgreSQL through these.
-extension PostgresStore: SQLStore {
+extension PostgresStore: SQLStore, AuthorizationStore, WebSessionStore, AuditStore, SignInFailureStore, TemplateOriginStore {
     /// PostgreSQL's SQL: names compared through `wopi_fold()`, rows locked with `FOR UPDATE` as they are read.
     public var dialect: SQLDialect { .postgres }
 
     /// Runs `body` in one transaction on one connection of the pool.
     public func transaction<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
         try await transaction { (connection: PostgresConnection) in try await body(PostgresSession(connection: connection, logger: logger)) }
+    }
+
+    /// Runs `body` on one connection of the pool, outside a transaction.
+    public func read<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
+        try await connections.run { client in
+            try await client.withConnection { connection in try await body(PostgresSession(connection: connection, logger: logger)) }
+        }
     }
 
     /// Whether `error` is PostgreSQL's unique violation (SQLSTATE 23505).

@@ -1,12 +1,13 @@
 import Foundation
 import WOPIHost
 import PostgresNIO
+import WOPIStoreSQL
 
 /// The statements every WOPI request runs, prepared once per connection (PostgresNIO's
 /// `PostgresPreparedStatement`): the server parses and plans each once instead of on every request, and
 /// a call is one Bind/Execute round trip. Columns come in the order ``PostgresStore`` decodes them.
 enum PostgresStatements {
-    /// The file columns of ``PostgresStore/Columns/file``, in order.
+    /// The file columns of `fileColumns`, in order.
     typealias FileRow = (String, String, String, String, Int64, Int64, String, String, Double, String?, Double?)
 
     /// For each (file, user) pair: the caller, the file with its folder's name and, for anyone but the owner, the
@@ -17,7 +18,7 @@ enum PostgresStatements {
     struct FileAccess: PostgresPreparedStatement {
         static let sql = """
             SELECT q.n, u.id, u.name, u.display_name, u.password_hash, u.root_container_id, u.user_info,
-                   \(PostgresStore.Columns.file(of: "f")), c.name,
+                   \(PostgresStore.qualifiedFileColumns("f")), c.name,
                    CASE WHEN f.owner_id = u.id THEN NULL ELSE (
                        WITH RECURSIVE chain(id) AS (
                            SELECT f.container_id
@@ -56,7 +57,7 @@ enum PostgresStatements {
 
     /// A file by id.
     struct File: PostgresPreparedStatement {
-        static let sql = "SELECT \(PostgresStore.Columns.file) FROM files WHERE id = $1 AND trash_id IS NULL"
+        static let sql = "SELECT \(PostgresStore.fileColumns) FROM files WHERE id = $1 AND trash_id IS NULL"
         typealias Row = FileRow
 
         var id: String
@@ -92,7 +93,7 @@ enum PostgresStatements {
             WHERE f.id = q.id AND f.lock_value IS NOT DISTINCT FROM NULLIF(q.old_value, '')
               AND (f.lock_expires_at IS NOT DISTINCT FROM NULLIF(q.old_expiry, 'NaN')
                    OR abs(f.lock_expires_at - NULLIF(q.old_expiry, 'NaN')) < 0.000001)
-            RETURNING q.n, \(PostgresStore.Columns.file(of: "f"))
+            RETURNING q.n, \(PostgresStore.qualifiedFileColumns("f"))
             """
         typealias Row = (position: Int64, file: FileRow)
 

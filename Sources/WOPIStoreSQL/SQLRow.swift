@@ -30,6 +30,16 @@ public struct SQLRow: Sendable {
         return value
     }
 
+    public func optionalInteger(_ index: Int) throws -> Int64? {
+        if case .null = values[index] { return nil }
+        return try integer(index)
+    }
+
+    public func blob(_ index: Int) throws -> [UInt8] {
+        guard case .blob(let bytes) = values[index] else { throw damage(index) }
+        return bytes
+    }
+
     /// A number; SQLite hands back a `REAL` that holds a whole number as an integer.
     public func real(_ index: Int) throws -> Double {
         switch values[index] {
@@ -40,7 +50,10 @@ public struct SQLRow: Sendable {
     }
 
     /// A truth value: SQLite's 0 or 1, PostgreSQL's `boolean` (which its session reads as 0 or 1).
-    public func bool(_ index: Int) throws -> Bool { try integer(index) != 0 }
+    public func bool(_ index: Int) throws -> Bool {
+        if case .bool(let value) = values[index] { return value }
+        return try integer(index) != 0
+    }
 
     public func date(_ index: Int) throws -> Date { Date(timeIntervalSince1970: try real(index)) }
 
@@ -50,6 +63,8 @@ public struct SQLRow: Sendable {
     }
 
     public func id(_ index: Int, column: String) throws -> ResourceID { try .stored(text(index), column: column) }
+
+    public func optionalID(_ index: Int, column: String) throws -> ResourceID? { try optionalText(index).storedID(column: column) }
 
     private func damage(_ index: Int) -> StoredValueError {
         StoredValueError(column: "\(table) column \(index + 1)", value: "\(values[index])")

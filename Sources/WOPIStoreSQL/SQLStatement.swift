@@ -5,6 +5,8 @@ import WOPICore
 public enum SQLValue: Sendable, Hashable {
     case null
     case integer(Int64)
+    /// A truth value: PostgreSQL's `boolean`, SQLite's 0 or 1.
+    case bool(Bool)
     case real(Double)
     case text(String)
     case blob([UInt8])
@@ -25,6 +27,16 @@ public struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
     public init(stringInterpolation: Interpolation) {
         parts = stringInterpolation.parts
         values = stringInterpolation.values
+    }
+
+    /// `statements` one after the other, `separator` between them (a list of rows, of conditions).
+    public init(joining statements: some Sequence<SQLStatement>, separator: String) {
+        var joined = Interpolation(literalCapacity: 0, interpolationCount: 0)
+        for (index, statement) in statements.enumerated() {
+            if index > 0 { joined.appendLiteral(separator) }
+            joined.appendInterpolation(statement)
+        }
+        self.init(stringInterpolation: joined)
     }
 
     /// The text with each parameter written by `placeholder` from its position (from 1): `?` for SQLite,
@@ -52,11 +64,13 @@ public struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
 
         public mutating func appendInterpolation(_ value: String?) { appendInterpolation(value.map(SQLValue.text) ?? .null) }
         public mutating func appendInterpolation(_ value: Int64?) { appendInterpolation(value.map(SQLValue.integer) ?? .null) }
-        public mutating func appendInterpolation(_ value: Int) { appendInterpolation(SQLValue.integer(Int64(value))) }
+        public mutating func appendInterpolation(_ value: Int?) { appendInterpolation(value.map { SQLValue.integer(Int64($0)) } ?? .null) }
+        public mutating func appendInterpolation(_ value: Bool) { appendInterpolation(SQLValue.bool(value)) }
         public mutating func appendInterpolation(_ value: Double?) { appendInterpolation(value.map(SQLValue.real) ?? .null) }
         /// Times are stored as seconds since 1970 (SQLite `REAL`, PostgreSQL `double precision`).
         public mutating func appendInterpolation(_ value: Date?) { appendInterpolation(value?.timeIntervalSince1970) }
         public mutating func appendInterpolation(_ value: ResourceID?) { appendInterpolation(value?.rawValue) }
+        public mutating func appendInterpolation(_ value: Data?) { appendInterpolation(value.map { SQLValue.blob([UInt8]($0)) } ?? .null) }
 
         /// Another statement, its values bound in place.
         public mutating func appendInterpolation(_ fragment: SQLStatement) {

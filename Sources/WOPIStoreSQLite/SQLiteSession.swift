@@ -1,22 +1,34 @@
 import Foundation
 import GRDB
+import WOPIHost
 import WOPIStoreSQL
 
-/// A transaction's statements on SQLite's writer connection, each one access of GRDB's writer queue
-/// (`StoreDatabasePool.transaction(_:)` holds the transaction open between them).
+/// A transaction's statements on SQLite's writer connection, each run on the calling thread
+/// (`StoreDatabasePool.transaction(_:)` holds the transaction open between them); or, for a read, each
+/// statement on a reader connection of its own.
 public struct SQLiteSession: SQLSession {
-    let pool: DatabasePool
+    let pool: StoreDatabasePool
+    let reads: Bool
 
     /// Every row `statement` reads, inside the transaction.
     public func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
         let (sql, arguments) = Self.prepared(statement)
-        return try await pool.writeWithoutTransaction { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.row) }
+        return try await access { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.row) }
     }
 
     /// Runs `statement` inside the transaction.
     public func execute(_ statement: SQLStatement) async throws {
         let (sql, arguments) = Self.prepared(statement)
-        try await pool.writeWithoutTransaction { db in try db.execute(sql: sql, arguments: arguments) }
+        try await access { db in try db.execute(sql: sql, arguments: arguments) }
+    }
+
+    private func access<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        reads ? try await pool.read(body) : try onWriter(body)
+    }
+
+    /// `body` on the writer connection, synchronously (GRDB's `writeWithoutTransaction` has an asynchronous twin).
+    private func onWriter<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.base.writeWithoutTransaction(body)
     }
 
     private static func prepared(_ statement: SQLStatement) -> (String, StatementArguments) {
@@ -24,6 +36,7 @@ public struct SQLiteSession: SQLSession {
             switch value {
             case .null: nil
             case .integer(let integer): integer
+            case .bool(let bool): bool
             case .real(let real): real
             case .text(let text): text
             case .blob(let bytes): Data(bytes)
@@ -46,13 +59,18 @@ public struct SQLiteSession: SQLSession {
 }
 
 /// The rules written once above the drivers run on SQLite through these.
-extension SQLiteStore: SQLStore {
+extension SQLiteStore: SQLStore, AuthorizationStore, WebSessionStore, AuditStore, SignInFailureStore, TemplateOriginStore {
     /// SQLite's SQL: names compared with `COLLATE NOCASE`, no row locks (a write transaction holds the database).
     public var dialect: SQLDialect { .sqlite }
 
     /// Runs `body` in one immediate transaction (see `StoreDatabasePool.transaction(_:)`).
     public func transaction<Result: Sendable>(_ body: (SQLiteSession) async throws -> Result) async throws -> Result {
         try await pool.transaction(body)
+    }
+
+    /// Runs `body` with each statement on a reader connection, beside the writer.
+    public func read<Result: Sendable>(_ body: (SQLiteSession) async throws -> Result) async throws -> Result {
+        try await body(SQLiteSession(pool: pool, reads: true))
     }
 
     /// Whether `error` is SQLite's unique constraint failing.

@@ -62,11 +62,16 @@ struct StoreDatabasePool: Sendable {
         }
     }
 
-    /// Runs `body` in one immediate transaction on the writer connection: each statement is one access of
-    /// GRDB's writer queue, and the transaction stays open between them (the database is opened with
-    /// `allowsUnsafeTransactions`), while the write lock keeps every other write of this process out.
+    /// Runs `body` in one immediate transaction on the writer connection, which stays open between its
+    /// statements (the database is opened with `allowsUnsafeTransactions`) while the write lock keeps every
+    /// other write of this process out.
+    ///
+    /// Every statement, `BEGIN IMMEDIATE` and `COMMIT` included, runs on the calling thread, as a lookup does:
+    /// the writer is free, and the rules' steps do not suspend on SQLite, so the database's write lock is held
+    /// for the statements alone, never across a wait for a thread, and another process polling for it gets its
+    /// turn. `BEGIN IMMEDIATE` may wait up to ``SQLiteStore/busyTimeout`` for another process.
     func transaction<T: Sendable>(_ body: (SQLiteSession) async throws -> T) async throws -> T {
-        let session = SQLiteSession(pool: base)
+        let session = SQLiteSession(pool: self, reads: false)
         do {
             return try await writeLock.withLock {
                 try await session.execute("BEGIN IMMEDIATE")
