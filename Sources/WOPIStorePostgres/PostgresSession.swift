@@ -36,7 +36,7 @@ public struct PostgresSession: SQLSession {
     }
 
     /// A row's cells as the storage classes both databases share; `boolean` reads as 0 or 1.
-    private static func row(_ row: PostgresRow) throws -> SQLRow {
+    static func row(_ row: PostgresRow) throws -> SQLRow {
         SQLRow(try row.map { cell -> SQLValue in
             guard cell.bytes != nil else { return .null }
             switch cell.dataType {

@@ -5,10 +5,9 @@ import WOPIStoreSQL
 
 /// The statements every WOPI request runs, prepared once per connection (PostgresNIO's
 /// `PostgresPreparedStatement`): the server parses and plans each once instead of on every request, and
-/// a call is one Bind/Execute round trip. Columns come in the order ``PostgresStore`` decodes them.
+/// a call is one Bind/Execute round trip. Rows come as the shared decoders read them: the file columns
+/// in the order of `fileColumns`, the user columns in that of `userColumns`.
 enum PostgresStatements {
-    /// The file columns of `fileColumns`, in order.
-    typealias FileRow = (String, String, String, String, Int64, Int64, String, String, Double, String?, Double?)
 
     /// For each (file, user) pair: the caller, the file with its folder's name and, for anyone but the owner, the
     /// best share on the folder chain and the share on the file itself ('editor' > 'viewer' as text, so `max()` is
@@ -18,7 +17,7 @@ enum PostgresStatements {
     struct FileAccess: PostgresPreparedStatement {
         static let sql = """
             SELECT q.n, u.id, u.name, u.display_name, u.password_hash, u.root_container_id, u.user_info,
-                   \(PostgresStore.qualifiedFileColumns("f")), c.name,
+                   \(PostgresStore.qualified(PostgresStore.fileColumns, by: "f")), c.name,
                    CASE WHEN f.owner_id = u.id THEN NULL ELSE (
                        WITH RECURSIVE chain(id) AS (
                            SELECT f.container_id
@@ -32,10 +31,7 @@ enum PostgresStatements {
             LEFT JOIN files f ON f.id = q.file_id AND f.trash_id IS NULL
             LEFT JOIN containers c ON c.id = f.container_id
             """
-        /// One pair's columns, after its position.
-        typealias Access = (String, String, String, String, String, String?, String?, String?, String?, String?, Int64?, Int64?, String?,
-                            String?, Double?, String?, Double?, String?, String?, String?)
-        typealias Row = (position: Int64, access: Access)
+        typealias Row = SQLRow
 
         var fileIDs: [String]
         var userIDs: [String]
@@ -47,18 +43,13 @@ enum PostgresStatements {
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row {
-            let columns = try row.decode((Int64, String, String, String, String, String, String?, String?, String?, String?, String?, Int64?, Int64?,
-                                          String?, String?, Double?, String?, Double?, String?, String?, String?).self)
-            let (position, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t) = columns
-            return (position, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t))
-        }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try PostgresSession.row(row) }
     }
 
     /// A file by id.
     struct File: PostgresPreparedStatement {
         static let sql = "SELECT \(PostgresStore.fileColumns) FROM files WHERE id = $1 AND trash_id IS NULL"
-        typealias Row = FileRow
+        typealias Row = SQLRow
 
         var id: String
 
@@ -68,7 +59,7 @@ enum PostgresStatements {
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try PostgresSession.row(row) }
     }
 
     /// Sets each file's lock if it is still the one read before (a compare-and-set), for a batch of lock
@@ -93,9 +84,9 @@ enum PostgresStatements {
             WHERE f.id = q.id AND f.lock_value IS NOT DISTINCT FROM NULLIF(q.old_value, '')
               AND (f.lock_expires_at IS NOT DISTINCT FROM NULLIF(q.old_expiry, 'NaN')
                    OR abs(f.lock_expires_at - NULLIF(q.old_expiry, 'NaN')) < 0.000001)
-            RETURNING q.n, \(PostgresStore.qualifiedFileColumns("f"))
+            RETURNING q.n, \(PostgresStore.qualified(PostgresStore.fileColumns, by: "f"))
             """
-        typealias Row = (position: Int64, file: FileRow)
+        typealias Row = SQLRow
 
         /// One compare-and-set: the new lock, and the lock as read.
         struct Change: Sendable {
@@ -118,10 +109,6 @@ enum PostgresStatements {
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row {
-            let (position, a, b, c, d, e, f, g, h, i, j, k) = try row.decode((Int64, String, String, String, String, Int64, Int64, String, String, Double,
-                                                                                String?, Double?).self)
-            return (position, (a, b, c, d, e, f, g, h, i, j, k))
-        }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try PostgresSession.row(row) }
     }
 }

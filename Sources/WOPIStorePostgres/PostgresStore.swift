@@ -19,9 +19,9 @@ public final class PostgresStore: WOPIStore {
     let connections: SupervisedPostgresClient
     let logger: Logger
     /// `fileAccess(_:by:)`, which every WOPI request makes first, in batches of the calls that arrive together.
-    let fileAccesses: StatementBatcher<(file: String, user: String), PostgresStatements.FileAccess.Access?>
+    let fileAccesses: StatementBatcher<(file: String, user: String), SQLRow?>
     /// Lock compare-and-sets, in batches of the calls that arrive together: one statement and one commit each.
-    let lockChanges: StatementBatcher<PostgresStatements.SetLocks.Change, PostgresStatements.FileRow?>
+    let lockChanges: StatementBatcher<PostgresStatements.SetLocks.Change, SQLRow?>
 
     /// The pool in use, for tests that tamper with the database behind the store's back.
     var client: PostgresClient {
@@ -94,19 +94,22 @@ public final class PostgresStore: WOPIStore {
         self.logger = logger
         fileAccesses = StatementBatcher(limit: Self.batchesInFlight) { pairs in
             let statement = PostgresStatements.FileAccess(fileIDs: pairs.map(\.file), userIDs: pairs.map(\.user))
-            return try await Self.answers(to: pairs.count, from: Self.rows(of: statement, on: connections, logger: logger)) { ($0.position, $0.access) }
+            return try Self.answers(to: pairs.count, from: await Self.rows(of: statement, on: connections, logger: logger))
         }
         lockChanges = StatementBatcher(limit: Self.batchesInFlight) { changes in
             let statement = PostgresStatements.SetLocks(changes: changes)
-            return try await Self.answers(to: changes.count, from: Self.rows(of: statement, on: connections, logger: logger)) { ($0.position, $0.file) }
+            return try Self.answers(to: changes.count, from: await Self.rows(of: statement, on: connections, logger: logger))
         }
     }
 
-    /// One answer per call of a batch from the rows of its statement, each row naming its call's position (from 1);
-    /// a call without a row gets `nil`.
-    private static func answers<Row, Value>(to calls: Int, from rows: [Row], _ positioned: (Row) -> (position: Int64, value: Value)) -> [Value?] {
-        var answers = [Value?](repeating: nil, count: calls)
-        for (position, value) in rows.map(positioned) where (1...Int64(calls)).contains(position) { answers[Int(position) - 1] = value }
+    /// One answer per call of a batch from the rows of its statement, each row naming its call's position (from 1)
+    /// in its first column; a call without a row gets `nil`.
+    private static func answers(to calls: Int, from rows: [SQLRow]) throws -> [SQLRow?] {
+        var answers = [SQLRow?](repeating: nil, count: calls)
+        for row in rows {
+            let position = try row.integer(0)
+            if (1...Int64(calls)).contains(position) { answers[Int(position) - 1] = row }
+        }
         return answers
     }
 
@@ -139,10 +142,10 @@ public final class PostgresStore: WOPIStore {
             let change = PostgresStatements.SetLocks.Change(id: file.id.rawValue, newValue: newState?.lock.value,
                                                             newExpiry: newState?.expiresAt.timeIntervalSince1970, oldValue: stored.value,
                                                             oldExpiry: stored.expiry)
-            if let updated = try await lockChanges.run(change) { return (decision, try Self.file(updated)) }
+            if let updated = try await lockChanges.run(change) { return (decision, try Self.file(updated, from: 1)) }
             guard let row = try await first(PostgresStatements.File(id: file.id.rawValue)) else { throw WOPIStoreError.notFound }
             file = try Self.file(row)
-            stored = (row.9, row.10)
+            stored = (try row.optionalText(9), try row.optionalDate(10)?.timeIntervalSince1970)
         }
     }
 
@@ -150,16 +153,13 @@ public final class PostgresStore: WOPIStore {
     public func fileAccess(_ fileID: ResourceID, by userID: ResourceID) async throws -> FileAccess? {
         // One prepared statement, shared with the calls that arrive at the same time: the user, the file with its folder's
         // name, and for anyone but the owner the best share on the folder chain and the share on the file itself.
+        // Columns: the position, the user (1–6), the file (7–17), its folder's name and the two share roles.
         guard let row = try await fileAccesses.run((fileID.rawValue, userID.rawValue)) else { return nil }
-        let (uid, name, displayName, hash, root, info, fid, container, owner, fileName, size, version, sha256, blobKey, modified,
-             lockValue, lockExpiry, containerName, chainRole, fileRole) = row
-        let user = try Self.user((uid, name, displayName, hash, root, info))
-        guard let fid, let container, let owner, let fileName, let size, let version, let sha256, let blobKey, let modified else {
-            return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "")
-        }
-        let file = try Self.file((fid, container, owner, fileName, size, version, sha256, blobKey, modified, lockValue, lockExpiry))
-        return FileAccess(user: user, file: file, containerName: containerName ?? "", folderShare: chainRole.flatMap(AccessRole.init(rawValue:)),
-                          fileShare: fileRole.flatMap(AccessRole.init(rawValue:)))
+        let user = try Self.user(row, from: 1)
+        guard try row.optionalText(7) != nil else { return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "") }
+        return FileAccess(user: user, file: try Self.file(row, from: 7), containerName: try row.optionalText(18) ?? "",
+                          folderShare: try row.optionalText(19).flatMap(AccessRole.init(rawValue:)),
+                          fileShare: try row.optionalText(20).flatMap(AccessRole.init(rawValue:)))
     }
 
     /// Answers within 800 ms (`readinessLimit`): a balancer's probe must not wait for the pool to notice an outage.
@@ -208,34 +208,6 @@ public final class PostgresStore: WOPIStore {
         var values: [Value] = []
         for try await row in try await connection.query(query, logger: logger) { values.append(try decode(row)) }
         return values
-    }
-
-    // MARK: Rows
-
-    /// `fileColumns`, each qualified by `table`, for statements that join.
-    static func qualifiedFileColumns(_ table: String) -> String {
-        fileColumns.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
-    }
-
-    static func id(_ text: String) throws -> ResourceID {
-        try .stored(text, column: "id")
-    }
-
-    /// A user from the columns of `userColumns`, in order, as the batched access statement reads them.
-    static func user(_ columns: (id: String, name: String, displayName: String, hash: String, root: String, info: String?)) throws -> UserRecord {
-        UserRecord(id: try id(columns.id), name: columns.name, displayName: columns.displayName, passwordHash: PasswordHash(stored: columns.hash),
-                   rootContainerID: try id(columns.root), userInfo: columns.info)
-    }
-
-    /// A file from the columns of `fileColumns`, in order, as the prepared statements read them.
-    static func file(_ columns: (String, String, String, String, Int64, Int64, String, String, Double, String?, Double?)) throws -> FileRecord {
-        let (id, container, owner, name, size, version, sha256, blobKey, modified, lockValue, lockExpiry) = columns
-        let lock = lockValue.flatMap(WOPILock.init).flatMap { lock in
-            lockExpiry.map { LockState(lock: lock, expiresAt: Date(timeIntervalSince1970: $0)) }
-        }
-        return FileRecord(id: try Self.id(id), containerID: try Self.id(container), ownerID: try Self.id(owner), name: name, size: size,
-                          version: version, sha256: sha256, blobKey: try .stored(blobKey, column: "files.blob_key"),
-                          modifiedAt: Date(timeIntervalSince1970: modified), lock: lock)
     }
 
     // MARK: Connection set-up

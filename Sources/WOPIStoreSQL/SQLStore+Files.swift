@@ -277,14 +277,6 @@ extension SQLStore {
 
     // MARK: Steps
 
-    public static var userColumns: String { "id, name, display_name, password_hash, root_container_id, user_info" }
-
-    public static func user(_ row: SQLRow, from first: Int = 0) throws -> UserRecord {
-        UserRecord(id: try row.id(first, column: "users.id"), name: try row.text(first + 1), displayName: try row.text(first + 2),
-                   passwordHash: PasswordHash(stored: try row.text(first + 3)), rootContainerID: try row.id(first + 4, column: "users.root_container_id"),
-                   userInfo: try row.optionalText(first + 5))
-    }
-
     /// A transaction that writes `name`, with a unique index's refusal reported as the name taken.
     private func naming<Result: Sendable>(_ name: String, _ body: (Session) async throws -> Result) async throws -> Result {
         do {

@@ -11,6 +11,19 @@ extension SQLStore {
         "id, container_id, owner_id, name, size, version, sha256, blob_key, modified_at, lock_value, lock_expires_at"
     }
 
+    public static var userColumns: String { "id, name, display_name, password_hash, root_container_id, user_info" }
+
+    public static func user(_ row: SQLRow, from first: Int = 0) throws -> UserRecord {
+        UserRecord(id: try row.id(first, column: "users.id"), name: try row.text(first + 1), displayName: try row.text(first + 2),
+                   passwordHash: PasswordHash(stored: try row.text(first + 3)), rootContainerID: try row.id(first + 4, column: "users.root_container_id"),
+                   userInfo: try row.optionalText(first + 5))
+    }
+
+    /// `columns` (one of the lists above), each qualified by `table`, for statements that join.
+    public static func qualified(_ columns: String, by table: String) -> String {
+        columns.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
+    }
+
     public static func container(_ row: SQLRow, from first: Int = 0) throws -> ContainerRecord {
         ContainerRecord(id: try row.id(first, column: "containers.id"),
                         parentID: try row.optionalText(first + 1).storedID(column: "containers.parent_id"),

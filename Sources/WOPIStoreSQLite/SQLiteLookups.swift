@@ -3,6 +3,7 @@ import WOPIHost
 import GRDB
 import GRDBSQLite
 import WOPICore
+import WOPIStoreSQL
 
 /// The per-request reads of ``SQLiteStore`` (the caller with the file or folder they name), run on
 /// SQLite's C API over connections of their own.
@@ -110,17 +111,17 @@ final class SQLiteLookups: @unchecked Sendable {
         }
     }
 
-    /// A table's columns in the order a decoder below reads them.
+    /// A table's columns in the order a decoder below reads them: the shared column lists.
     struct Columns {
         let names: [String]
+        init(_ list: String) { names = list.components(separatedBy: ", ") }
         var count: Int32 { Int32(names.count) }
         func list(_ table: String) -> String { names.map { "\(table).\($0)" }.joined(separator: ", ") }
     }
 
-    static let userColumns = Columns(names: ["id", "name", "display_name", "password_hash", "root_container_id", "user_info"])
-    static let fileColumns = Columns(names: ["id", "container_id", "owner_id", "name", "size", "version", "sha256", "blob_key",
-                                             "modified_at", "lock_value", "lock_expires_at"])
-    static let containerColumns = Columns(names: ["id", "parent_id", "owner_id", "name"])
+    static let userColumns = Columns(SQLiteStore.userColumns)
+    static let fileColumns = Columns(SQLiteStore.fileColumns)
+    static let containerColumns = Columns(SQLiteStore.containerColumns)
 
     // MARK: Running a statement
 

@@ -45,7 +45,8 @@ public struct SQLiteSession: SQLSession {
         return (statement.text { _ in "?" }, StatementArguments(values))
     }
 
-    private static func row(_ row: Row) -> SQLRow {
+    /// A row's values as the storage classes both databases share.
+    static func row(_ row: Row) -> SQLRow {
         SQLRow(row.databaseValues.map { value in
             switch value.storage {
             case .null: .null

@@ -96,7 +96,7 @@ public final class SQLiteStore: WOPIStore {
     /// starting after the child named `after` (case-insensitively) when it is given.
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
         try await pool.read { db in
-            try Self.page(db, table: "containers", parent: "parent_id", id: id, after: after, limit: limit, decode: Self.container)
+            try Self.page(db, Self.containerColumns, from: "containers", parent: "parent_id", id: id, after: after, limit: limit) { try Self.container($0) }
         }
     }
 
@@ -105,19 +105,19 @@ public final class SQLiteStore: WOPIStore {
     /// `childContainers(of:after:limit:)`.
     public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
         try await pool.read { db in
-            try Self.page(db, table: "files", parent: "container_id", id: id, after: after, limit: limit, decode: Self.file)
+            try Self.page(db, Self.fileColumns, from: "files", parent: "container_id", id: id, after: after, limit: limit) { try Self.file($0) }
         }
     }
 
     /// One page of a listing; both forms walk the `(parent, name NOCASE)` unique index from the cursor on.
-    private static func page<Record>(_ db: Database, table: String, parent: String, id: ResourceID, after: String?, limit: Int,
-                                     decode: (Row) throws -> Record) throws -> [Record] {
+    private static func page<Record>(_ db: Database, _ columns: String, from table: String, parent: String, id: ResourceID, after: String?,
+                                     limit: Int, decode: (SQLRow) throws -> Record) throws -> [Record] {
         guard let after else {
-            return try decodeAll(db.cachedStatement(sql: "SELECT * FROM \(table) WHERE \(parent) = ? ORDER BY name COLLATE NOCASE LIMIT ?"),
+            return try decodeAll(db.cachedStatement(sql: "SELECT \(columns) FROM \(table) WHERE \(parent) = ? ORDER BY name COLLATE NOCASE LIMIT ?"),
                                  arguments: [id.rawValue, limit], decode)
         }
         return try decodeAll(db.cachedStatement(sql: """
-            SELECT * FROM \(table) WHERE \(parent) = ? AND name > ? COLLATE NOCASE ORDER BY name COLLATE NOCASE LIMIT ?
+            SELECT \(columns) FROM \(table) WHERE \(parent) = ? AND name > ? COLLATE NOCASE ORDER BY name COLLATE NOCASE LIMIT ?
             """), arguments: [id.rawValue, after, limit], decode)
     }
 
@@ -157,50 +157,27 @@ public final class SQLiteStore: WOPIStore {
     // MARK: Rows
 
     static func container(_ db: Database, _ id: ResourceID) throws -> ContainerRecord? {
-        try decodeOne(db.cachedStatement(sql: "SELECT * FROM containers WHERE id = ? AND trash_id IS NULL"), arguments: [id.rawValue], container)
+        try decodeOne(db.cachedStatement(sql: "SELECT \(containerColumns) FROM containers WHERE id = ? AND trash_id IS NULL"), arguments: [id.rawValue]) {
+            try container($0)
+        }
     }
 
     static func file(_ db: Database, _ id: ResourceID) throws -> FileRecord? {
-        try decodeOne(db.cachedStatement(sql: "SELECT * FROM files WHERE id = ? AND trash_id IS NULL"), arguments: [id.rawValue], file)
+        try decodeOne(db.cachedStatement(sql: "SELECT \(fileColumns) FROM files WHERE id = ? AND trash_id IS NULL"), arguments: [id.rawValue]) {
+            try file($0)
+        }
     }
 
-    /// The first row of `statement`, decoded while SQLite holds it.
-    ///
-    /// GRDB's `Row.fetchOne` returns a copy of the row, and a copied row finds a column by name by
-    /// lower-casing every column name it passes: a tenth of CheckFileInfo's profile. The row a cursor
-    /// yields looks names up in a table built once per statement run.
-    static func decodeOne<Record>(_ statement: Statement, arguments: StatementArguments, _ decode: (Row) throws -> Record) throws -> Record? {
-        let rows = try Row.fetchCursor(statement, arguments: arguments)
-        // The cursor resets the statement when it goes, so it must outlive the decoding.
-        return try withExtendedLifetime(rows) { try rows.next().map(decode) }
+    /// The first row of `statement`, read as the shared decoders take it.
+    static func decodeOne<Record>(_ statement: Statement, arguments: StatementArguments, _ decode: (SQLRow) throws -> Record) throws -> Record? {
+        try Row.fetchOne(statement, arguments: arguments).map { try decode(SQLiteSession.row($0)) }
     }
 
-    /// Every row of `statement`, each decoded while SQLite holds it (see ``decodeOne(_:arguments:_:)``).
-    static func decodeAll<Record>(_ statement: Statement, arguments: StatementArguments, _ decode: (Row) throws -> Record) throws -> [Record] {
+    /// Every row of `statement`, each read from the cursor as the shared decoders take it.
+    static func decodeAll<Record>(_ statement: Statement, arguments: StatementArguments, _ decode: (SQLRow) throws -> Record) throws -> [Record] {
         let rows = try Row.fetchCursor(statement, arguments: arguments)
         var records: [Record] = []
-        while let row = try rows.next() { records.append(try decode(row)) }
+        while let row = try rows.next() { records.append(try decode(SQLiteSession.row(row))) }
         return records
-    }
-
-    static func id(_ row: Row, _ column: String) throws -> ResourceID {
-        try .stored(row[column], column: column)
-    }
-
-    static func container(_ row: Row) throws -> ContainerRecord {
-        let parent: String? = row["parent_id"]
-        return ContainerRecord(id: try id(row, "id"), parentID: try parent.storedID(column: "parent_id"), ownerID: try id(row, "owner_id"), name: row["name"])
-    }
-
-    static func file(_ row: Row) throws -> FileRecord {
-        let lockValue: String? = row["lock_value"]
-        let lockExpiry: Double? = row["lock_expires_at"]
-        let lock = lockValue.flatMap(WOPILock.init).flatMap { lock in
-            lockExpiry.map { LockState(lock: lock, expiresAt: Date(timeIntervalSince1970: $0)) }
-        }
-        return FileRecord(id: try id(row, "id"), containerID: try id(row, "container_id"), ownerID: try id(row, "owner_id"),
-                          name: row["name"], size: row["size"], version: row["version"], sha256: row["sha256"],
-                          blobKey: try .stored(row["blob_key"], column: "blob_key"),
-                          modifiedAt: Date(timeIntervalSince1970: row["modified_at"]), lock: lock)
     }
 }
