@@ -238,6 +238,7 @@ let package = Package(
             name: "WOPIHostTests",
             dependencies: [
                 "WOPIHost",
+                "WOPIStoreSQL",
                 "WOPIStoreSQLite",
                 "WOPIStorePostgres",
                 "WOPICore",

@@ -68,12 +68,27 @@ final class SQLiteLookups: @unchecked Sendable {
         try read(.user, id.rawValue) { try $0.user(at: 0) }
     }
 
+    /// Up to `limit` child folders of `parentID` by name (`NOCASE`), after the name `after` when given: a walk of
+    /// the `(parent, name NOCASE)` unique index.
+    func containers(in parentID: ResourceID, after: String?, limit: Int) throws -> [ContainerRecord] {
+        try readAll(after == nil ? .containersPage : .containersPageAfter, [parentID.rawValue] + (after.map { [$0] } ?? []) + [String(limit)]) {
+            try $0.container(at: 0)
+        }
+    }
+
+    /// Up to `limit` files of `containerID`, in the order of ``containers(in:after:limit:)``.
+    func files(in containerID: ResourceID, after: String?, limit: Int) throws -> [FileRecord] {
+        try readAll(after == nil ? .filesPage : .filesPageAfter, [containerID.rawValue] + (after.map { [$0] } ?? []) + [String(limit)]) {
+            try $0.file(at: 0)
+        }
+    }
+
     // MARK: Statements
 
     /// The statements, each compiled once per connection. Columns come in the order the decoders
     /// below read them.
     enum Query: Int, CaseIterable {
-        case fileAccess, containerAccess, user
+        case fileAccess, containerAccess, user, containersPage, containersPageAfter, filesPage, filesPageAfter
 
         var sql: String {
             switch self {
@@ -107,7 +122,19 @@ final class SQLiteLookups: @unchecked Sendable {
                 """
             case .user:
                 "SELECT \(SQLiteLookups.userColumns.list("u")) FROM users u WHERE u.id = ?1"
+            case .containersPage, .containersPageAfter, .filesPage, .filesPageAfter:
+                // The limit comes bound as text, as every argument does.
+                page(table: self == .containersPage || self == .containersPageAfter ? "containers" : "files")
             }
+        }
+
+        private func page(table: String) -> String {
+            let (columns, parent) = table == "files" ? (SQLiteLookups.fileColumns, "container_id") : (SQLiteLookups.containerColumns, "parent_id")
+            let after = self == .containersPageAfter || self == .filesPageAfter
+            return """
+                SELECT \(columns.list("t")) FROM \(table) t WHERE t.\(parent) = ?1\(after ? " AND t.name > ?2 COLLATE NOCASE" : "")
+                ORDER BY t.name COLLATE NOCASE LIMIT CAST(?\(after ? 3 : 2) AS INTEGER)
+                """
         }
     }
 
@@ -128,24 +155,37 @@ final class SQLiteLookups: @unchecked Sendable {
     /// Binds `arguments` to `query`, decodes its first row if there is one, and resets the statement
     /// (which ends its read transaction) whatever happens.
     private func read<Record>(_ query: Query, _ arguments: String..., decode: (ResultRow) throws -> Record) throws -> Record? {
-        do { return try read(query, arguments, decode: decode) } catch { throw StoreDatabasePool.mapped(error) }
+        try run(query, arguments, rows: 1, decode: decode).first
     }
 
-    private func read<Record>(_ query: Query, _ arguments: [String], decode: (ResultRow) throws -> Record) throws -> Record? {
-        try withConnection { connection in
-            let statement = try connection.statement(query)
-            defer {
-                sqlite3_reset(statement)
-                sqlite3_clear_bindings(statement)
-            }
-            // Bound without a copy (SQLITE_STATIC): the texts outlive the step, which runs inside `bind`.
-            return try Self.bind(arguments[...], to: statement, at: 1, connection, query) {
-                switch sqlite3_step(statement) {
-                case SQLITE_ROW: return try decode(ResultRow(statement: statement))
-                case SQLITE_DONE: return nil
-                case let code: throw connection.error(code, query)
+    /// Every row of `query`, decoded, as ``read(_:_:decode:)`` reads one.
+    private func readAll<Record>(_ query: Query, _ arguments: [String], decode: (ResultRow) throws -> Record) throws -> [Record] {
+        try run(query, arguments, rows: .max, decode: decode)
+    }
+
+    private func run<Record>(_ query: Query, _ arguments: [String], rows limit: Int, decode: (ResultRow) throws -> Record) throws -> [Record] {
+        do {
+            return try withConnection { connection in
+                let statement = try connection.statement(query)
+                defer {
+                    sqlite3_reset(statement)
+                    sqlite3_clear_bindings(statement)
+                }
+                // Bound without a copy (SQLITE_STATIC): the texts outlive the steps, which run inside `bind`.
+                return try Self.bind(arguments[...], to: statement, at: 1, connection, query) {
+                    var records: [Record] = []
+                    while records.count < limit {
+                        switch sqlite3_step(statement) {
+                        case SQLITE_ROW: records.append(try decode(ResultRow(statement: statement)))
+                        case SQLITE_DONE: return records
+                        case let code: throw connection.error(code, query)
+                        }
+                    }
+                    return records
                 }
             }
+        } catch {
+            throw StoreDatabasePool.mapped(error)
         }
     }
 

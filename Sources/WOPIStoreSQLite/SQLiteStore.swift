@@ -95,30 +95,14 @@ public final class SQLiteStore: WOPIStore {
     /// Up to `limit` direct child containers of a container, sorted by name as in `children(of:)`,
     /// starting after the child named `after` (case-insensitively) when it is given.
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
-        try await pool.read { db in
-            try Self.page(db, Self.containerColumns, from: "containers", parent: "parent_id", id: id, after: after, limit: limit) { try Self.container($0) }
-        }
+        try lookups.containers(in: id, after: after, limit: limit)
     }
 
     /// Up to `limit` files of a container, sorted by name as in `children(of:)`, starting after the
     /// file named `after` (case-insensitively) when it is given. Same paging rules as
     /// `childContainers(of:after:limit:)`.
     public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
-        try await pool.read { db in
-            try Self.page(db, Self.fileColumns, from: "files", parent: "container_id", id: id, after: after, limit: limit) { try Self.file($0) }
-        }
-    }
-
-    /// One page of a listing; both forms walk the `(parent, name NOCASE)` unique index from the cursor on.
-    private static func page<Record>(_ db: Database, _ columns: String, from table: String, parent: String, id: ResourceID, after: String?,
-                                     limit: Int, decode: (SQLRow) throws -> Record) throws -> [Record] {
-        guard let after else {
-            return try decodeAll(db.cachedStatement(sql: "SELECT \(columns) FROM \(table) WHERE \(parent) = ? ORDER BY name COLLATE NOCASE LIMIT ?"),
-                                 arguments: [id.rawValue, limit], decode)
-        }
-        return try decodeAll(db.cachedStatement(sql: """
-            SELECT \(columns) FROM \(table) WHERE \(parent) = ? AND name > ? COLLATE NOCASE ORDER BY name COLLATE NOCASE LIMIT ?
-            """), arguments: [id.rawValue, after, limit], decode)
+        try lookups.files(in: id, after: after, limit: limit)
     }
 
     // MARK: Files
@@ -171,13 +155,5 @@ public final class SQLiteStore: WOPIStore {
     /// The first row of `statement`, read as the shared decoders take it.
     static func decodeOne<Record>(_ statement: Statement, arguments: StatementArguments, _ decode: (SQLRow) throws -> Record) throws -> Record? {
         try Row.fetchOne(statement, arguments: arguments).map { try decode(SQLiteSession.row($0)) }
-    }
-
-    /// Every row of `statement`, each read from the cursor as the shared decoders take it.
-    static func decodeAll<Record>(_ statement: Statement, arguments: StatementArguments, _ decode: (SQLRow) throws -> Record) throws -> [Record] {
-        let rows = try Row.fetchCursor(statement, arguments: arguments)
-        var records: [Record] = []
-        while let row = try rows.next() { records.append(try decode(SQLiteSession.row(row))) }
-        return records
     }
 }

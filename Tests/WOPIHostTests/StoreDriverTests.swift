@@ -6,6 +6,7 @@ import WOPICore
 @testable import WOPIHost
 @testable import WOPIStorePostgres
 @testable import WOPIStoreSQLite
+import WOPIStoreSQL
 
 /// What only this package's SQLite and PostgreSQL stores promise, seen through their own tables: records
 /// written by a newer binary are refused or skipped, never misread.
@@ -46,6 +47,43 @@ struct StoreDriverTests {
             }
             #expect(try await storage.store.user(id: user.id) == user, "refusing to start changes nothing")
         }
+    }
+
+    /// Listings do not queue behind writers: while another caller's transaction is open, holding the write lock
+    /// (SQLite's for the whole database), a read answers at once with what was committed before it.
+    @Test(arguments: StoreKind.allCases)
+    func aReadAnswersWhileATransactionIsOpen(_ kind: StoreKind) async throws {
+        try await StoreUnderTest.with(kind) { _, storage in
+            switch storage.store {
+            case let sqlite as SQLiteStore: try await Self.readWhileWriting(sqlite)
+            case let postgres as PostgresStore: try await Self.readWhileWriting(postgres)
+            default: Issue.record("not one of this package's stores: \(type(of: storage.store))")
+            }
+        }
+    }
+
+    static func readWhileWriting(_ store: some SQLStore) async throws {
+        let user = try await store.createUser(name: "hana", displayName: "Hana", passwordHash: .unusable)
+        let (opened, openedSignal) = AsyncStream<Void>.makeStream()
+        let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+        let writer = Task {
+            try await store.transaction { session in
+                try await session.execute("UPDATE users SET display_name = 'Hana (renamed)' WHERE id = \(user.id)")
+                openedSignal.yield()
+                // Held until the read below has answered; a read that waited for the lock gets it after a minute.
+                return await withTaskGroup(of: Bool.self) { group in
+                    group.addTask { for await _ in release {}; return true }
+                    group.addTask { try? await Task.sleep(for: .seconds(60)); return false }
+                    defer { group.cancelAll() }
+                    return await group.next() ?? false
+                }
+            }
+        }
+        for await _ in opened { break }
+        #expect(try await store.users().map(\.displayName) == ["Hana"], "the read sees what was committed")
+        releaseSignal.finish()
+        #expect(try await writer.value, "the read answered while the transaction was open")
+        #expect(try await store.users().map(\.displayName) == ["Hana (renamed)"])
     }
 
     /// A newer binary's event kind is skipped without ending the listing, whatever the page size.
