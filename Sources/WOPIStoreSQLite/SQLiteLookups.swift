@@ -47,9 +47,9 @@ final class SQLiteLookups: @unchecked Sendable {
                 return FileAccess(user: user, file: nil, role: nil, containerRole: nil, containerName: "")
             }
             let next = Self.userColumns.count + Self.fileColumns.count
-            return FileAccess(user: user, file: try row.file(at: Self.userColumns.count), containerName: row.text(next),
-                              folderShare: row.optionalText(next + 1).flatMap(AccessRole.init(rawValue:)),
-                              fileShare: row.optionalText(next + 2).flatMap(AccessRole.init(rawValue:)))
+            return FileAccess(user: user, file: try row.file(at: Self.userColumns.count), containerName: try row.text(next),
+                              folderShare: try row.optionalText(next + 1).flatMap(AccessRole.init(rawValue:)),
+                              fileShare: try row.optionalText(next + 2).flatMap(AccessRole.init(rawValue:)))
         }
     }
 
@@ -59,7 +59,7 @@ final class SQLiteLookups: @unchecked Sendable {
             let user = try row.user(at: 0)
             guard !row.isNull(Self.userColumns.count) else { return ContainerAccess(user: user, container: nil, role: nil) }
             return ContainerAccess(user: user, container: try row.container(at: Self.userColumns.count),
-                                   sharedRole: row.optionalText(Self.userColumns.count + Self.containerColumns.count).flatMap(AccessRole.init(rawValue:)))
+                                   sharedRole: try row.optionalText(Self.userColumns.count + Self.containerColumns.count).flatMap(AccessRole.init(rawValue:)))
         }
     }
 
@@ -270,7 +270,8 @@ final class SQLiteLookups: @unchecked Sendable {
         }
     }
 
-    /// The current row of a stepped statement, read by column position.
+    /// The current row of a stepped statement, read by column position. A value of the wrong kind is
+    /// damage (a hand-edited database), reported as `StoredValueError` as the shared decoders report it.
     struct ResultRow {
         let statement: OpaquePointer
 
@@ -278,38 +279,59 @@ final class SQLiteLookups: @unchecked Sendable {
             sqlite3_column_type(statement, column) == SQLITE_NULL
         }
 
-        func text(_ column: Int32) -> String {
-            guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+        func text(_ column: Int32) throws -> String {
+            guard sqlite3_column_type(statement, column) == SQLITE_TEXT, let bytes = sqlite3_column_text(statement, column) else {
+                throw damage(column)
+            }
             return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
         }
 
-        func optionalText(_ column: Int32) -> String? {
-            isNull(column) ? nil : text(column)
+        func optionalText(_ column: Int32) throws -> String? {
+            isNull(column) ? nil : try text(column)
+        }
+
+        func integer(_ column: Int32) throws -> Int64 {
+            guard sqlite3_column_type(statement, column) == SQLITE_INTEGER else { throw damage(column) }
+            return sqlite3_column_int64(statement, column)
+        }
+
+        /// A time; SQLite hands back a `REAL` that holds a whole number as an integer.
+        func date(_ column: Int32) throws -> Date {
+            let type = sqlite3_column_type(statement, column)
+            guard type == SQLITE_FLOAT || type == SQLITE_INTEGER else { throw damage(column) }
+            return Date(timeIntervalSince1970: sqlite3_column_double(statement, column))
         }
 
         func id(_ column: Int32) throws -> ResourceID {
-            try .stored(text(column), column: "column \(column)")
+            try .stored(text(column), column: name(column))
         }
 
         func user(at start: Int32) throws -> UserRecord {
-            UserRecord(id: try id(start), name: text(start + 1), displayName: text(start + 2),
-                       passwordHash: PasswordHash(stored: text(start + 3)), rootContainerID: try id(start + 4),
-                       userInfo: optionalText(start + 5))
+            UserRecord(id: try id(start), name: try text(start + 1), displayName: try text(start + 2),
+                       passwordHash: PasswordHash(stored: try text(start + 3)), rootContainerID: try id(start + 4),
+                       userInfo: try optionalText(start + 5))
         }
 
         func file(at start: Int32) throws -> FileRecord {
-            let lock = optionalText(start + 9).flatMap(WOPILock.init).flatMap { lock in
-                isNull(start + 10) ? nil : LockState(lock: lock, expiresAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, start + 10)))
-            }
-            return FileRecord(id: try id(start), containerID: try id(start + 1), ownerID: try id(start + 2), name: text(start + 3),
-                              size: sqlite3_column_int64(statement, start + 4), version: sqlite3_column_int64(statement, start + 5),
-                              sha256: text(start + 6), blobKey: try .stored(text(start + 7), column: "files.blob_key"),
-                              modifiedAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, start + 8)), lock: lock)
+            let expiry = isNull(start + 10) ? nil : try date(start + 10)
+            let lock = try optionalText(start + 9).flatMap(WOPILock.init).flatMap { lock in expiry.map { LockState(lock: lock, expiresAt: $0) } }
+            return FileRecord(id: try id(start), containerID: try id(start + 1), ownerID: try id(start + 2), name: try text(start + 3),
+                              size: try integer(start + 4), version: try integer(start + 5), sha256: try text(start + 6),
+                              blobKey: try .stored(text(start + 7), column: "files.blob_key"), modifiedAt: try date(start + 8), lock: lock)
         }
 
         func container(at start: Int32) throws -> ContainerRecord {
             ContainerRecord(id: try id(start), parentID: try optionalText(start + 1).storedID(column: "containers.parent_id"), ownerID: try id(start + 2),
-                            name: text(start + 3))
+                            name: try text(start + 3))
+        }
+
+        private func name(_ column: Int32) -> String {
+            sqlite3_column_name(statement, column).map { String(cString: $0) } ?? "column \(column + 1)"
+        }
+
+        private func damage(_ column: Int32) -> StoredValueError {
+            let value = isNull(column) ? "NULL" : sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+            return StoredValueError(column: name(column), value: value)
         }
     }
 }

@@ -39,6 +39,24 @@ struct DamagedRowTests {
         }
     }
 
+    /// SQLite keeps any value in any column: a number column holding text is damage, with its column named, on
+    /// every path that reads the row (the per-request lookup, the listing, the shared decoders), never a 0.
+    @Test("SQLite: a number column holding text is reported by every read, not read as 0")
+    func aNumberHoldingTextIsReported() async throws {
+        try await StoreUnderTest.with(.sqlite) { _, storage in
+            let store = storage.store
+            let user = try await store.createUser(name: "dana", displayName: "Dana", passwordHash: .unusable)
+            let file = try await store.createFile(named: "a.docx", in: user.rootContainerID, blob: fakeBlob(), replacing: false, now: Date()).file
+            try await Self.damage(storage, file.id, column: "size", value: "twelve")
+            let lookup = await #expect(throws: StoredValueError.self) { try await store.fileAccess(file.id, by: user.id) }
+            #expect(lookup?.column == "size")
+            #expect(lookup?.value == "twelve")
+            await #expect(throws: StoredValueError.self) { try await store.childFiles(of: user.rootContainerID, after: nil, limit: 10) }
+            await #expect(throws: StoredValueError.self) { try await store.file(id: file.id) }
+            await #expect(throws: StoredValueError.self) { try await store.versions(of: file.id) }
+        }
+    }
+
     @Test("CheckFileInfo on a damaged row answers 500, and the file is not served as another")
     func overHTTP() async throws {
         try await TestHost.run { host in
