@@ -40,6 +40,8 @@ echo /etc/wopikit/serve.json > "$root/DEBIAN/conffiles"
 mkdir -p "$stage/debian"
 printf 'Source: wopikit\n\nPackage: wopikit\nArchitecture: any\n' > "$stage/debian/control"
 depends=$(cd "$stage" && dpkg-shlibdeps -O -e"$root/usr/lib/wopikit/wopi" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+# The store's statements use RETURNING, which SQLite has since 3.35; the symbols alone ask for less.
+depends=$(echo "$depends" | sed 's/libsqlite3-0 ([^)]*)/libsqlite3-0 (>= 3.35.0)/')
 # useradd and groupadd (postinst) come from passwd, which every Debian system has.
 depends="$depends, passwd"
 

@@ -40,6 +40,7 @@ if in_root sh -c 'command -v swift || command -v swiftc || ls /usr/lib/swift' >/
   fail "the clean root has a Swift toolchain"
 fi
 
+dpkg-deb --field "$deb" Depends | grep -q 'libsqlite3-0 (>= 3.35.0)' || fail "the package does not ask for SQLite 3.35 (RETURNING)"
 cp "$deb" "$root/tmp/wopikit.deb"
 in_root apt-get update -qq >/dev/null
 in_root DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/wopikit.deb > "$root/tmp/apt.log" 2>&1 \
