@@ -7,12 +7,9 @@ import WOPIHost
 /// A value of the wrong kind is damage (a hand-edited database), reported as `StoredValueError`.
 public struct SQLRow: Sendable {
     public let values: [SQLValue]
-    /// The statement's table, for the errors that name a column.
-    private let table: String
 
-    public init(_ values: [SQLValue], table: String = "row") {
+    public init(_ values: [SQLValue]) {
         self.values = values
-        self.table = table
     }
 
     public func text(_ index: Int) throws -> String {
@@ -20,20 +17,14 @@ public struct SQLRow: Sendable {
         return text
     }
 
-    public func optionalText(_ index: Int) throws -> String? {
-        if case .null = values[index] { return nil }
-        return try text(index)
-    }
+    public func optionalText(_ index: Int) throws -> String? { try unlessNull(index, text) }
 
     public func integer(_ index: Int) throws -> Int64 {
         guard case .integer(let value) = values[index] else { throw damage(index) }
         return value
     }
 
-    public func optionalInteger(_ index: Int) throws -> Int64? {
-        if case .null = values[index] { return nil }
-        return try integer(index)
-    }
+    public func optionalInteger(_ index: Int) throws -> Int64? { try unlessNull(index, integer) }
 
     public func blob(_ index: Int) throws -> [UInt8] {
         guard case .blob(let bytes) = values[index] else { throw damage(index) }
@@ -57,16 +48,19 @@ public struct SQLRow: Sendable {
 
     public func date(_ index: Int) throws -> Date { Date(timeIntervalSince1970: try real(index)) }
 
-    public func optionalDate(_ index: Int) throws -> Date? {
-        if case .null = values[index] { return nil }
-        return try date(index)
-    }
+    public func optionalDate(_ index: Int) throws -> Date? { try unlessNull(index, date) }
 
     public func id(_ index: Int, column: String) throws -> ResourceID { try .stored(text(index), column: column) }
 
     public func optionalID(_ index: Int, column: String) throws -> ResourceID? { try optionalText(index).storedID(column: column) }
 
+    /// `nil` for a `NULL`, the value `read` reads otherwise.
+    private func unlessNull<Value>(_ index: Int, _ read: (Int) throws -> Value) rethrows -> Value? {
+        if case .null = values[index] { return nil }
+        return try read(index)
+    }
+
     private func damage(_ index: Int) -> StoredValueError {
-        StoredValueError(column: "\(table) column \(index + 1)", value: "\(values[index])")
+        StoredValueError(column: "row column \(index + 1)", value: "\(values[index])")
     }
 }

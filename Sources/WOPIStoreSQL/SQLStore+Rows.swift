@@ -57,4 +57,22 @@ extension SQLStore {
         }
         return orphans
     }
+
+    /// The live container `id`, read with `lock` (one of the dialect's row locks, or none).
+    func liveContainer(_ session: Session, _ id: ResourceID, lock: String) async throws -> ContainerRecord? {
+        try await session.first("""
+            SELECT \(unescaped: Self.containerColumns) FROM containers WHERE id = \(id) AND trash_id IS NULL\(unescaped: lock)
+            """).map { try Self.container($0) }
+    }
+
+    /// Throws `WOPIStoreError.nameTaken(_:)` when a row of `table` under `parent` other than `except` has `name`.
+    func requireFree(_ session: Session, _ name: String, in table: String, under column: String, _ parent: ResourceID,
+                     except: ResourceID? = nil) async throws {
+        if try await session.first("""
+            SELECT 1 FROM \(unescaped: table) WHERE \(unescaped: column) = \(parent) AND \(dialect.sameName("name", name))
+            AND (CAST(\(except) AS TEXT) IS NULL OR id <> \(except))
+            """) != nil {
+            throw WOPIStoreError.nameTaken(name)
+        }
+    }
 }

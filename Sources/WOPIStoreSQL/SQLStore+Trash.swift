@@ -25,9 +25,7 @@ extension SQLStore {
     /// Moves a folder with everything under it to its owner's trash, as one item.
     public func trashContainer(_ id: ResourceID, onlyIfEmpty: Bool, now: Date) async throws -> TrashedItem {
         try await transaction { session in
-            guard let container = try await session.first("""
-                SELECT \(unescaped: Self.containerColumns) FROM containers WHERE id = \(id) AND trash_id IS NULL\(unescaped: dialect.forUpdate())
-                """).map({ try Self.container($0) }) else { throw WOPIStoreError.notFound }
+            guard let container = try await liveContainer(session, id, lock: dialect.forUpdate()) else { throw WOPIStoreError.notFound }
             guard let parentID = container.parentID else { throw WOPIStoreError.notAllowed("a user's root folder cannot be deleted") }
             if onlyIfEmpty, try await session.first("""
                 SELECT 1 FROM containers WHERE parent_id = \(id) UNION ALL SELECT 1 FROM files WHERE container_id = \(id) LIMIT 1
@@ -71,11 +69,7 @@ extension SQLStore {
             let restoredName = name ?? item.name
             let folder = destination.folderID
             let (table, parent) = item.kind == .file ? ("files", "container_id") : ("containers", "parent_id")
-            if try await session.first("""
-                SELECT 1 FROM \(unescaped: table) WHERE \(unescaped: parent) = \(folder) AND \(dialect.sameName("name", restoredName))
-                """) != nil {
-                throw WOPIStoreError.nameTaken(restoredName)
-            }
+            try await requireFree(session, restoredName, in: table, under: parent, folder)
             do {
                 try await session.execute("UPDATE \(unescaped: table) SET \(unescaped: parent) = \(folder), name = \(restoredName) WHERE id = \(id)")
             } catch where isUniqueViolation(error) {

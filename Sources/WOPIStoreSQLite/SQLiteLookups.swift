@@ -140,10 +140,14 @@ final class SQLiteLookups: @unchecked Sendable {
 
     /// A table's columns in the order a decoder below reads them: the shared column lists.
     struct Columns {
-        let names: [String]
-        init(_ list: String) { names = list.components(separatedBy: ", ") }
-        var count: Int32 { Int32(names.count) }
-        func list(_ table: String) -> String { names.map { "\(table).\($0)" }.joined(separator: ", ") }
+        let names: String
+        /// Counted once: the per-request reads find their columns by it.
+        let count: Int32
+        init(_ names: String) {
+            self.names = names
+            count = Int32(names.split(separator: ", ").count)
+        }
+        func list(_ table: String) -> String { SQLiteStore.qualified(names, by: table) }
     }
 
     static let userColumns = Columns(SQLiteStore.userColumns)
