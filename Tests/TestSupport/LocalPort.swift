@@ -31,15 +31,57 @@ public enum LocalPort {
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
     public static func accepts(_ port: Int) -> Bool {
+        guard let fd = try? connection(to: port, timeout: 5) else { return false }
+        close(fd)
+        return true
+    }
+
+    /// A socket connected to 127.0.0.1:`port` whose reads and writes time out after `timeout` seconds;
+    /// the caller closes it.
+    ///
+    /// With a send timeout set, a signal (a child's SIGCHLD) makes `connect` fail with EINTR even under
+    /// SA_RESTART (signal(7)) while the handshake goes on in the kernel; this waits for its outcome instead.
+    public static func connection(to port: Int, timeout: Int = 60) throws -> Int32 {
         let fd = makeSocket()
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
+        guard fd >= 0 else { throw Failure(description: "socket() failed: \(describe(errno))") }
+        var interval = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+        #if canImport(Darwin)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
         var address = loopback(port: UInt16(port))
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        return connected == 0
+        var code = connected == 0 ? 0 : errno
+        if code == EINTR || code == EINPROGRESS { code = outcome(of: fd, timeout: timeout) }
+        guard code == 0 else {
+            close(fd)
+            throw Failure(description: "could not connect to 127.0.0.1:\(port): \(describe(code))")
+        }
+        return fd
     }
+
+    /// The result of a connection attempt still under way on `fd`: 0 or an errno.
+    private static func outcome(of fd: Int32, timeout: Int) -> Int32 {
+        var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        let deadline = Date().addingTimeInterval(Double(timeout))
+        while true {
+            let left = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+            let ready = poll(&waiting, 1, left)
+            if ready < 0, errno == EINTR { continue }
+            if ready < 0 { return errno }
+            if ready == 0 { return ETIMEDOUT }
+            var code: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) == 0 else { return errno }
+            return code
+        }
+    }
+
+    private static func describe(_ code: Int32) -> String { "\(String(cString: strerror(code))) (errno \(code))" }
 
     private static func makeSocket() -> Int32 {
         #if os(Linux)

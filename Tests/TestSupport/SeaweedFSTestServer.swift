@@ -158,19 +158,8 @@ public final class SeaweedFSTestServer: Sendable {
     /// The HTTP status of a GET, or `nil` without an answer (`curl`-free: a raw HTTP/1.0 exchange).
     static func status(of url: String) -> Int? {
         guard let components = URLComponents(string: url), let port = components.port else { return nil }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        guard let fd = try? LocalPort.connection(to: port, timeout: 2) else { return nil }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return nil }
         let request = "GET \(components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
         var buffer = [UInt8](repeating: 0, count: 64)

@@ -104,7 +104,7 @@ import Darwin
         #expect(otherScheme.exitCode == 1)
         #expect(otherScheme.stdout.hasPrefix("ms-powerpoint-tp:error="))
 
-        let closedPort = try Self.freePort()
+        let closedPort = try LocalPort.free()
         let unreachable = try await WopiProcess.run(["app-signin", request, "--server", "http://127.0.0.1:\(closedPort)", "--username", "alice",
                                                "--password", Self.password, "--timeout", "2"])
         #expect(unreachable.exitCode == 1)
@@ -207,27 +207,6 @@ import Darwin
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
-
-    /// A port nothing listens on right now (bound to port 0 and released).
-    static func freePort() throws -> Int {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw ServeProcess.Failure("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0 else { throw ServeProcess.Failure("bind() failed") }
-        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        guard named == 0 else { throw ServeProcess.Failure("getsockname() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 /// A `wopi serve` child process; its output goes to a file so it can never block on a full pipe.
@@ -248,7 +227,7 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     static func start(folder: String, arguments: [String], environment: [String: String] = [:]) throws -> ServeProcess {
-        let port = try AppSigninCLITests.freePort()
+        let port = try LocalPort.free()
         let logPath = folder + ".log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))

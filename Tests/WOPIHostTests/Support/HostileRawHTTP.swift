@@ -33,31 +33,7 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`; reads and writes time out after `timeout` seconds.
     init(port: Int, timeout: Int = 30) throws {
-        #if os(Linux)
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw RawHTTPError.system("socket", errno) }
-        var interval = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-        #if canImport(Darwin)
-        var one: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let code = errno
-            close(descriptor)
-            throw RawHTTPError.system("connect", code)
-        }
+        descriptor = try LocalPort.connection(to: port, timeout: timeout)
     }
 
     deinit { close(descriptor) }
@@ -222,16 +198,5 @@ struct RawHTTPResponse: Sendable, CustomStringConvertible {
 
     var description: String {
         "HTTP \(status) \(headers.map { "\($0.name): \($0.value.prefix(100))" }) \(String(decoding: body.prefix(300), as: UTF8.self))"
-    }
-}
-
-/// Why a raw connection failed.
-enum RawHTTPError: Error, CustomStringConvertible {
-    case system(String, Int32)
-
-    var description: String {
-        switch self {
-        case .system(let call, let code): "\(call)() failed: \(String(cString: strerror(code)))"
-        }
     }
 }

@@ -22,10 +22,9 @@ final class RawHTTPConnection: @unchecked Sendable {
     }
 
     enum Failure: Error, CustomStringConvertible {
-        case connect(Int), noResponse(String)
+        case noResponse(String)
         var description: String {
             switch self {
-            case .connect(let port): "could not connect to 127.0.0.1:\(port)"
             case .noResponse(let what): "no response to \(what)"
             }
         }
@@ -34,27 +33,7 @@ final class RawHTTPConnection: @unchecked Sendable {
     private let descriptor: Int32
 
     init(port: Int) throws {
-        #if os(Linux)
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        var one: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-        #endif
-        var interval = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw Failure.connect(port)
-        }
+        descriptor = try LocalPort.connection(to: port)
     }
 
     deinit { close(descriptor) }
