@@ -36,6 +36,36 @@ public enum LocalPort {
         return true
     }
 
+    /// Whether process `processID` itself listens on `port`, not merely something.
+    ///
+    /// A port from ``free()`` is only free when asked: until the server binds it, another test's server may
+    /// take it, and then the server that was started exits while the other one answers. On Linux this reads
+    /// the listening sockets of /proc/net/tcp and tcp6 (any address: chromedriver listens on `::`) and looks
+    /// for one among the process's descriptors; elsewhere it falls back to ``accepts(_:)``.
+    public static func isListening(_ port: Int, processID: pid_t) -> Bool {
+        #if os(Linux)
+        // Connecting first is cheap; the tables are read once something answers.
+        guard accepts(port) else { return false }
+        let suffix = String(format: ":%04X", port)
+        let listening: Set<String> = Set(["/proc/net/tcp", "/proc/net/tcp6"].flatMap { path in
+            socketTable(path).split(separator: "\n").dropFirst().compactMap { line -> String? in
+                // sl, local address, remote address, state (0A: LISTEN), …, the socket's inode tenth.
+                let fields = line.split(separator: " ")
+                guard fields.count > 9, fields[1].hasSuffix(suffix), fields[3] == "0A" else { return nil }
+                return "socket:[\(fields[9])]"
+            }
+        })
+        guard !listening.isEmpty else { return false }
+        let descriptors = "/proc/\(processID)/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
+        return entries.contains { entry in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\(entry)")).map(listening.contains) ?? false
+        }
+        #else
+        return accepts(port)
+        #endif
+    }
+
     /// A socket connected to 127.0.0.1:`port` whose reads and writes time out after `timeout` seconds;
     /// the caller closes it.
     ///
@@ -79,6 +109,14 @@ public enum LocalPort {
             guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) == 0 else { return errno }
             return code
         }
+    }
+
+    /// A socket table of /proc/net, whole. Foundation's file readers stop after the first page a file of
+    /// /proc hands out, and with a busy suite the table runs to hundreds of kilobytes.
+    public static func socketTable(_ path: String) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? handle.close() }
+        return String(decoding: PipeReader.readToEnd(handle), as: UTF8.self)
     }
 
     private static func describe(_ code: Int32) -> String { "\(String(cString: strerror(code))) (errno \(code))" }

@@ -46,8 +46,9 @@ public final class NginxTestProxy: Sendable {
             process.standardError = FileHandle.nullDevice
             try process.run()
             let deadline = Date().addingTimeInterval(20)
-            while process.isRunning, !LocalPort.accepts(port), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            if process.isRunning, LocalPort.accepts(port) { return NginxTestProxy(port: port, folder: folder, pid: process.processIdentifier) }
+            let listening = { LocalPort.isListening(port, processID: process.processIdentifier) }
+            while process.isRunning, !listening(), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning, listening() { return NginxTestProxy(port: port, folder: folder, pid: process.processIdentifier) }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
             let log = (try? String(contentsOf: folder.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""

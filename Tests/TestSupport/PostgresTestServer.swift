@@ -191,7 +191,7 @@ public final class PostgresTestServer: Sendable {
         process.withLock { $0 = postgres }
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if LocalPort.accepts(port), (try? Self.run(binaries.appendingPathComponent("pg_isready"),
+            if let postmaster = postmasterPID(), LocalPort.isListening(port, processID: postmaster), (try? Self.run(binaries.appendingPathComponent("pg_isready"),
                                                        ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user], asServerUser: false)) != nil {
                 return
             }

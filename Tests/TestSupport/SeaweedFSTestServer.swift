@@ -137,7 +137,7 @@ public final class SeaweedFSTestServer: Sendable {
         let deadline = Date().addingTimeInterval(90)
         while Date() < deadline {
             guard server.isRunning else { break }
-            if LocalPort.accepts(s3Port), Self.status(of: "http://127.0.0.1:\(s3Port)/") == 403,
+            if LocalPort.isListening(s3Port, processID: server.processIdentifier), Self.status(of: "http://127.0.0.1:\(s3Port)/") == 403,
                Self.status(of: "http://127.0.0.1:\(ports[0])/dir/assign") == 200 {
                 return
             }

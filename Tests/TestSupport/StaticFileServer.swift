@@ -33,7 +33,7 @@ public enum StaticFileServer {
             let listening = try await offPool { [port] in
                 let deadline = Date().addingTimeInterval(60)
                 while child.isRunning {
-                    if LocalPort.accepts(port) { return true }
+                    if LocalPort.isListening(port, processID: child.processIdentifier) { return true }
                     guard Date() < deadline else { throw NotListening(reason: "python3 -m http.server did not listen within 60 s") }
                     Thread.sleep(forTimeInterval: 0.05)
                 }

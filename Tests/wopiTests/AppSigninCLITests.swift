@@ -217,12 +217,13 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     let process: ChildProcess
-    let url: String
+    let port: Int
     let logPath: String
+    var url: String { "http://127.0.0.1:\(port)" }
 
-    private init(process: ChildProcess, url: String, logPath: String) {
+    private init(process: ChildProcess, port: Int, logPath: String) {
         self.process = process
-        self.url = url
+        self.port = port
         self.logPath = logPath
     }
 
@@ -244,16 +245,17 @@ final class ServeProcess: @unchecked Sendable {
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        return ServeProcess(process: process, url: "http://127.0.0.1:\(port)", logPath: logPath)
+        return ServeProcess(process: process, port: port, logPath: logPath)
     }
 
-    /// Polls `/health` for up to 30 seconds.
+    /// Polls `/health` for up to 60 seconds.
     func waitUntilHealthy() async throws {
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         var healthy = false
         while Date() < deadline, process.isRunning {
-            if let reply = try? await AppSigninCLITests.send(http, "GET", "\(url)/health"), reply.status == 200 {
+            if LocalPort.isListening(port, processID: process.processIdentifier),
+               let reply = try? await AppSigninCLITests.send(http, "GET", "\(url)/health"), reply.status == 200 {
                 healthy = true
                 break
             }

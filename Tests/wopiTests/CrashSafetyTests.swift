@@ -273,7 +273,7 @@ private final class KillableServer: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(60)
-        while !WopiServer.accepts(port: port) {
+        while !LocalPort.isListening(port, processID: process.processIdentifier) {
             guard process.isRunning, Date() < deadline else {
                 kill()
                 throw WopiServer.Failure.notListening(port: port, seconds: 60, log: self.log)

@@ -161,6 +161,7 @@ struct S3CLITests {
     // MARK: Helpers
 
     static func waitUntilReady(port: Int, host: WopiServer) async throws {
+        try await host.waitUntilListening(port: port)
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health/ready"), timeout: .seconds(5)),

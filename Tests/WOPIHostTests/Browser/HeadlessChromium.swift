@@ -59,7 +59,7 @@ enum HeadlessChromium {
             process.standardError = FileHandle.nullDevice
             try process.run()
             do {
-                try await waitUntilReady(base: "http://127.0.0.1:\(port)", http: http, process: process)
+                try await waitUntilReady(port: port, http: http, process: process)
                 return (process, port)
             } catch {
                 kill(process.processIdentifier, SIGKILL)
@@ -109,10 +109,12 @@ enum HeadlessChromium {
     }
 
     /// Polls chromedriver's `/status` until it reports ready (start-up, not a timed assertion).
-    private static func waitUntilReady(base: String, http: HTTPClient, process: ChildProcess) async throws {
+    private static func waitUntilReady(port: Int, http: HTTPClient, process: ChildProcess) async throws {
+        let base = "http://127.0.0.1:\(port)"
         for _ in 0..<300 {
             guard process.isRunning else { throw BrowserSetupError.driverExited(process.terminationStatus) }
-            if let value = try? await WebDriverClient.command(base: base, http: http, .GET, "/status", nil) as? [String: Any],
+            if LocalPort.isListening(port, processID: process.processIdentifier),
+               let value = try? await WebDriverClient.command(base: base, http: http, .GET, "/status", nil) as? [String: Any],
                value["ready"] as? Bool == true {
                 return
             }

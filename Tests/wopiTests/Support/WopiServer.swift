@@ -34,7 +34,7 @@ final class WopiServer: @unchecked Sendable {
         try await offPool { try start(data: data, extraArguments: extraArguments, timeout: timeout) }
     }
 
-    /// Starts `wopi serve --host 127.0.0.1 --port <free port> --data <data>` plus `extraArguments`, and waits until it accepts TCP connections.
+    /// Starts `wopi serve --host 127.0.0.1 --port <free port> --data <data>` plus `extraArguments`, and waits until it listens there itself.
     private static func start(data: URL, extraArguments: [String] = [], timeout: Double = 60) throws -> WopiServer {
         var lastError: (any Error)?
         // Another process may grab the port between probing and binding; try a few ports.
@@ -91,18 +91,18 @@ final class WopiServer: @unchecked Sendable {
         try process.run()
     }
 
-    /// Waits until something accepts connections on `port` (a launched server's port), on a thread of its own
+    /// Waits until the server itself listens on `port` (a launched server's port), on a thread of its own
     /// rather than on one of the cooperative pool's.
     func waitUntilListening(port: Int, timeout: Double = 60) async throws {
         try await offPool { try self.waitUntilListening(port: port, timeout: timeout) }
     }
 
-    /// Waits until something accepts connections on `port` (a launched server's port).
+    /// Waits until the server itself listens on `port` (a launched server's port).
     private func waitUntilListening(port: Int, timeout: Double = 60) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             guard process.isRunning else { throw Failure.exitedEarly(status: process.terminationStatus, log: log) }
-            if Self.accepts(port: port) { return }
+            if LocalPort.isListening(port, processID: process.processIdentifier) { return }
             Thread.sleep(forTimeInterval: 0.1)
         }
         throw Failure.notListening(port: port, seconds: timeout, log: log)
@@ -178,7 +178,7 @@ final class WopiServer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             guard process.isRunning else { throw Failure.exitedEarly(status: process.terminationStatus, log: log) }
-            if Self.accepts(port: port) { return }
+            if LocalPort.isListening(port, processID: process.processIdentifier) { return }
             Thread.sleep(forTimeInterval: 0.1)
         }
         throw Failure.notListening(port: port, seconds: timeout, log: log)
