@@ -56,7 +56,7 @@ import TestSupport
         }
     }
 
-    static func waitUntil(_ what: String, seconds: Double = 10, _ condition: () -> Bool) throws {
+    static func waitUntil(_ what: String, seconds: Double = 60, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             guard Date() < deadline else { throw Failure("timed out waiting until \(what)") }
