@@ -12,7 +12,9 @@ public struct PostgresSession: SQLSession {
 
     /// Every row `statement` reads, inside the transaction.
     public func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
-        try await PostgresStore.all(connection, Self.query(statement), logger: logger, Self.row)
+        var rows: [SQLRow] = []
+        for try await row in try await connection.query(Self.query(statement), logger: logger) { rows.append(try Self.row(row)) }
+        return rows
     }
 
     /// Runs `statement` inside the transaction.

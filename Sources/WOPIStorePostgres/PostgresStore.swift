@@ -203,13 +203,6 @@ public final class PostgresStore: WOPIStore {
         }
     }
 
-    static func all<Value>(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger,
-                           _ decode: (PostgresRow) throws -> Value) async throws -> [Value] {
-        var values: [Value] = []
-        for try await row in try await connection.query(query, logger: logger) { values.append(try decode(row)) }
-        return values
-    }
-
     // MARK: Connection set-up
 
     private static func tls(_ mode: PostgresDatabaseURL.TLSMode) throws -> (connection: PostgresConnection.Configuration.TLS, client: PostgresClient.Configuration.TLS) {

@@ -8,8 +8,7 @@ extension SQLStore {
     /// Stores a newly issued code.
     public func storeAuthorizationCode(_ code: AuthorizationCodeRecord) async throws {
         try await write("""
-            INSERT INTO oauth_codes (digest, client_id, redirect_uri, redirect_uri_required, user_id, scope, code_challenge,
-                                     session_context, grant_id, created_at, expires_at, redeemed_at)
+            INSERT INTO oauth_codes (\(unescaped: Self.codeColumns))
             VALUES (\(code.digest.hex), \(code.clientID), \(code.redirectURI), \(code.redirectURIRequired), \(code.userID), \(code.scope),
                     \(code.codeChallenge), \(code.sessionContextDigest?.hex), \(code.grantID), \(code.createdAt), \(code.expiresAt), \(code.redeemedAt))
             """)
@@ -18,9 +17,7 @@ extension SQLStore {
     /// The code with this digest, redeemed or not.
     public func authorizationCode(digest: SecretDigest) async throws -> AuthorizationCodeRecord? {
         try await first("""
-            SELECT digest, client_id, redirect_uri, redirect_uri_required, user_id, scope, code_challenge, session_context, grant_id,
-                   created_at, expires_at, redeemed_at
-            FROM oauth_codes WHERE digest = \(digest.hex)
+            SELECT \(unescaped: Self.codeColumns) FROM oauth_codes WHERE digest = \(digest.hex)
             """).flatMap { row in
             // A row that does not decode is treated as unknown, so refused.
             guard let digest = SecretDigest(hex: try row.text(0)), let userID = ResourceID(try row.text(4)) else { return nil }
@@ -41,8 +38,7 @@ extension SQLStore {
     /// The token with this digest, revoked or not.
     public func oauthToken(digest: SecretDigest) async throws -> OAuthTokenRecord? {
         try await first("""
-            SELECT digest, kind, grant_id, client_id, user_id, scope, session_context, created_at, expires_at, revoked_at
-            FROM oauth_tokens WHERE digest = \(digest.hex)
+            SELECT \(unescaped: Self.tokenColumns) FROM oauth_tokens WHERE digest = \(digest.hex)
             """).flatMap { row in
             guard let digest = SecretDigest(hex: try row.text(0)), let kind = OAuthTokenRecord.Kind(rawValue: try row.text(1)),
                   let userID = ResourceID(try row.text(4)) else { return nil }
@@ -73,6 +69,14 @@ extension SQLStore {
         }
     }
 
+    private static var codeColumns: String {
+        "digest, client_id, redirect_uri, redirect_uri_required, user_id, scope, code_challenge, session_context, grant_id, created_at, expires_at, redeemed_at"
+    }
+
+    private static var tokenColumns: String {
+        "digest, kind, grant_id, client_id, user_id, scope, session_context, created_at, expires_at, revoked_at"
+    }
+
     /// Uses up a one-time credential and stores what it buys in one transaction: `update` marks at most one
     /// unused row (`RETURNING` it), so of two concurrent uses exactly one wins.
     private func consume(_ update: SQLStatement, issuing tokens: [OAuthTokenRecord]) async throws -> Bool {
@@ -80,7 +84,7 @@ extension SQLStore {
             guard try await session.rows(update).count == 1 else { return false }
             for token in tokens {
                 try await session.execute("""
-                    INSERT INTO oauth_tokens (digest, kind, grant_id, client_id, user_id, scope, session_context, created_at, expires_at, revoked_at)
+                    INSERT INTO oauth_tokens (\(unescaped: Self.tokenColumns))
                     VALUES (\(token.digest.hex), \(token.kind.rawValue), \(token.grantID), \(token.clientID), \(token.userID), \(token.scope),
                             \(token.sessionContextDigest?.hex), \(token.createdAt), \(token.expiresAt), \(token.revokedAt))
                     """)

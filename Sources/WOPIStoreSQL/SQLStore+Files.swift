@@ -89,23 +89,28 @@ extension SQLStore {
     /// Up to `limit` direct child containers of a container, sorted by name as in `children(of:)`,
     /// starting after the child named `after` (case-insensitively) when it is given.
     public func childContainers(of id: ResourceID, after: String?, limit: Int) async throws -> [ContainerRecord] {
-        try await page(Self.containerColumns, from: "containers", under: "parent_id", id, after: after, limit: limit).map { try Self.container($0) }
+        try await read { session in
+            try await listing(session, Self.containerColumns, from: "containers", under: "parent_id", id, after: after, limit: limit)
+        }.map { try Self.container($0) }
     }
 
     /// Up to `limit` files of a container, sorted by name as in `children(of:)`, starting after the
     /// file named `after` (case-insensitively) when it is given. Same paging rules as
     /// `childContainers(of:after:limit:)`.
     public func childFiles(of id: ResourceID, after: String?, limit: Int) async throws -> [FileRecord] {
-        try await page(Self.fileColumns, from: "files", under: "container_id", id, after: after, limit: limit).map { try Self.file($0) }
+        try await read { session in
+            try await listing(session, Self.fileColumns, from: "files", under: "container_id", id, after: after, limit: limit)
+        }.map { try Self.file($0) }
     }
 
-    /// Up to `limit` rows of `table` under `column` = `id`, by name, after the name `after` when given.
-    private func page(_ columns: String, from table: String, under column: String, _ id: ResourceID, after: String?,
-                      limit: Int) async throws -> [SQLRow] {
+    /// The rows of `table` under `column` = `id`, by name: after the name `after` and up to `limit` when given.
+    private func listing(_ session: Session, _ columns: String, from table: String, under column: String, _ id: ResourceID,
+                         after: String? = nil, limit: Int? = nil) async throws -> [SQLRow] {
         let after: SQLStatement = after.map { "AND \(dialect.nameAfter("name", $0))" } ?? ""
-        return try await rows("""
+        let limit: SQLStatement = limit.map { "LIMIT \($0)" } ?? ""
+        return try await session.rows("""
             SELECT \(unescaped: columns) FROM \(unescaped: table) WHERE \(unescaped: column) = \(id) \(after)
-            ORDER BY \(unescaped: dialect.byName("name")) LIMIT \(limit)
+            ORDER BY \(unescaped: dialect.byName("name")) \(limit)
             """)
     }
 
@@ -130,12 +135,8 @@ extension SQLStore {
             guard try await session.first("SELECT 1 FROM containers WHERE id = \(id) AND trash_id IS NULL") != nil else {
                 throw WOPIStoreError.notFound
             }
-            let containers = try await session.rows("""
-                SELECT \(unescaped: Self.containerColumns) FROM containers WHERE parent_id = \(id) ORDER BY \(unescaped: dialect.byName("name"))
-                """).map { try Self.container($0) }
-            let files = try await session.rows("""
-                SELECT \(unescaped: Self.fileColumns) FROM files WHERE container_id = \(id) ORDER BY \(unescaped: dialect.byName("name"))
-                """).map { try Self.file($0) }
+            let containers = try await listing(session, Self.containerColumns, from: "containers", under: "parent_id", id).map { try Self.container($0) }
+            let files = try await listing(session, Self.fileColumns, from: "files", under: "container_id", id).map { try Self.file($0) }
             return (containers, files)
         }
     }
@@ -168,10 +169,7 @@ extension SQLStore {
     public func deleteContainer(_ id: ResourceID) async throws {
         try await transaction { session in
             guard let container = try await liveContainer(session, id, lock: dialect.forUpdate()) else { throw WOPIStoreError.notFound }
-            let hasChildren = try await session.first("""
-                SELECT 1 FROM containers WHERE parent_id = \(id) UNION ALL SELECT 1 FROM files WHERE container_id = \(id) LIMIT 1
-                """) != nil
-            guard container.parentID != nil, !hasChildren else { throw WOPIStoreError.notEmpty }
+            guard container.parentID != nil, try await !hasChildren(session, id) else { throw WOPIStoreError.notEmpty }
             try await session.execute("DELETE FROM containers WHERE id = \(id)")
         }
     }

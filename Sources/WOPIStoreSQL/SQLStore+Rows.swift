@@ -65,6 +65,13 @@ extension SQLStore {
             """).map { try Self.container($0) }
     }
 
+    /// Whether container `id` holds a folder or a file.
+    func hasChildren(_ session: Session, _ id: ResourceID) async throws -> Bool {
+        try await session.first("""
+            SELECT 1 FROM containers WHERE parent_id = \(id) UNION ALL SELECT 1 FROM files WHERE container_id = \(id) LIMIT 1
+            """) != nil
+    }
+
     /// Throws `WOPIStoreError.nameTaken(_:)` when a row of `table` under `parent` other than `except` has `name`.
     func requireFree(_ session: Session, _ name: String, in table: String, under column: String, _ parent: ResourceID,
                      except: ResourceID? = nil) async throws {

@@ -60,8 +60,7 @@ extension SQLStore {
                 SELECT id FROM containers WHERE id = \(containerID)
                 UNION SELECT c.parent_id FROM containers c JOIN chain ON c.id = chain.id WHERE c.parent_id IS NOT NULL
             )
-            SELECT \(unescaped: Self.qualified(Self.userColumns, by: "u")),
-                   c.id, c.parent_id, c.owner_id, c.name,
+            SELECT \(unescaped: Self.qualified(Self.userColumns, by: "u")), \(unescaped: Self.qualified(Self.containerColumns, by: "c")),
                    (SELECT max(s.role) FROM shares s JOIN chain ON s.container_id = chain.id WHERE s.user_id = u.id)
             FROM users u LEFT JOIN containers c ON c.id = \(containerID) AND c.trash_id IS NULL
             WHERE u.id = \(userID)

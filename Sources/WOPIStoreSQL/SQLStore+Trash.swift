@@ -27,9 +27,7 @@ extension SQLStore {
         try await transaction { session in
             guard let container = try await liveContainer(session, id, lock: dialect.forUpdate()) else { throw WOPIStoreError.notFound }
             guard let parentID = container.parentID else { throw WOPIStoreError.notAllowed("a user's root folder cannot be deleted") }
-            if onlyIfEmpty, try await session.first("""
-                SELECT 1 FROM containers WHERE parent_id = \(id) UNION ALL SELECT 1 FROM files WHERE container_id = \(id) LIMIT 1
-                """) != nil {
+            if onlyIfEmpty, try await hasChildren(session, id) {
                 throw WOPIStoreError.notEmpty
             }
             if let locked = try await session.first("""

@@ -10,7 +10,7 @@ extension SQLStore {
         try await transaction { transaction in
             try await transaction.execute("DELETE FROM web_sessions WHERE expires_at <= \(now)")
             try await transaction.execute("""
-                INSERT INTO web_sessions (digest, user_id, created_at, last_seen_at, expires_at, user_agent)
+                INSERT INTO web_sessions (\(unescaped: Self.webSessionColumns))
                 VALUES (\(session.digest.hex), \(session.userID), \(session.createdAt), \(session.lastSeenAt), \(session.expiresAt), \(session.userAgent))
                 """)
         }

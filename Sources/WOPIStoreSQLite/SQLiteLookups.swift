@@ -71,16 +71,17 @@ final class SQLiteLookups: @unchecked Sendable {
     /// Up to `limit` child folders of `parentID` by name (`NOCASE`), after the name `after` when given: a walk of
     /// the `(parent, name NOCASE)` unique index.
     func containers(in parentID: ResourceID, after: String?, limit: Int) throws -> [ContainerRecord] {
-        try readAll(after == nil ? .containersPage : .containersPageAfter, [parentID.rawValue] + (after.map { [$0] } ?? []) + [String(limit)]) {
-            try $0.container(at: 0)
-        }
+        try readAll(after == nil ? .containersPage : .containersPageAfter, Self.page(parentID, after: after, limit: limit)) { try $0.container(at: 0) }
     }
 
     /// Up to `limit` files of `containerID`, in the order of ``containers(in:after:limit:)``.
     func files(in containerID: ResourceID, after: String?, limit: Int) throws -> [FileRecord] {
-        try readAll(after == nil ? .filesPage : .filesPageAfter, [containerID.rawValue] + (after.map { [$0] } ?? []) + [String(limit)]) {
-            try $0.file(at: 0)
-        }
+        try readAll(after == nil ? .filesPage : .filesPageAfter, Self.page(containerID, after: after, limit: limit)) { try $0.file(at: 0) }
+    }
+
+    /// The arguments of a page query: the parent, the name to start after when given, the limit.
+    private static func page(_ parentID: ResourceID, after: String?, limit: Int) -> [String] {
+        [parentID.rawValue] + (after.map { [$0] } ?? []) + [String(limit)]
     }
 
     // MARK: Statements
@@ -122,19 +123,20 @@ final class SQLiteLookups: @unchecked Sendable {
                 """
             case .user:
                 "SELECT \(SQLiteLookups.userColumns.list("u")) FROM users u WHERE u.id = ?1"
-            case .containersPage, .containersPageAfter, .filesPage, .filesPageAfter:
-                // The limit comes bound as text, as every argument does.
-                page(table: self == .containersPage || self == .containersPageAfter ? "containers" : "files")
+            case .containersPage: Self.page(SQLiteLookups.containerColumns, of: "containers", under: "parent_id", after: false)
+            case .containersPageAfter: Self.page(SQLiteLookups.containerColumns, of: "containers", under: "parent_id", after: true)
+            case .filesPage: Self.page(SQLiteLookups.fileColumns, of: "files", under: "container_id", after: false)
+            case .filesPageAfter: Self.page(SQLiteLookups.fileColumns, of: "files", under: "container_id", after: true)
             }
         }
 
-        private func page(table: String) -> String {
-            let (columns, parent) = table == "files" ? (SQLiteLookups.fileColumns, "container_id") : (SQLiteLookups.containerColumns, "parent_id")
-            let after = self == .containersPageAfter || self == .filesPageAfter
-            return """
-                SELECT \(columns.list("t")) FROM \(table) t WHERE t.\(parent) = ?1\(after ? " AND t.name > ?2 COLLATE NOCASE" : "")
-                ORDER BY t.name COLLATE NOCASE LIMIT CAST(?\(after ? 3 : 2) AS INTEGER)
-                """
+        /// Rows of `table` under `parent` (?1) by name, after a name (?2) when `after`; the limit comes last, bound
+        /// as text as every argument is.
+        private static func page(_ columns: Columns, of table: String, under parent: String, after: Bool) -> String {
+            """
+            SELECT \(columns.list("t")) FROM \(table) t WHERE t.\(parent) = ?1\(after ? " AND t.name > ?2 COLLATE NOCASE" : "")
+            ORDER BY t.name COLLATE NOCASE LIMIT CAST(?\(after ? 3 : 2) AS INTEGER)
+            """
         }
     }
 

@@ -12,7 +12,7 @@ import WOPIStoreSQL
 /// `wopi files` commands do); writers queue behind SQLite's lock with a busy timeout. Every
 /// write runs in an immediate transaction, so each lock change is one compare-and-set.
 public final class SQLiteStore: WOPIStore {
-    /// Shared with the store's extensions in other files (authorization tables).
+    /// Shared with the sessions and the lock batcher.
     let pool: StoreDatabasePool
     /// Group commit for ``updateLock(_:request:now:)-(ResourceID,_,_)``.
     private let lockChanges: LockChangeBatcher
