@@ -13,20 +13,41 @@ public enum LocalPort {
 
     /// A port the kernel considers free: bind to port 0 on 127.0.0.1 and read back what it chose.
     public static func free() throws -> Int {
+        let (fd, port) = try bound()
+        close(fd)
+        return port
+    }
+
+    /// A socket listening on a free 127.0.0.1 port, queueing up to `backlog` connections nobody accepted
+    /// yet; the caller accepts on it and closes it.
+    public static func listener(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
+        let (fd, port) = try bound()
+        guard listen(fd, backlog) == 0 else {
+            let code = errno
+            close(fd)
+            throw Failure(description: "listen() failed: \(describe(code))")
+        }
+        return (fd, port)
+    }
+
+    /// A socket bound to port 0 on 127.0.0.1, and the port the kernel chose.
+    private static func bound() throws -> (descriptor: Int32, port: Int) {
         let fd = makeSocket()
-        guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
-        defer { close(fd) }
+        guard fd >= 0 else { throw Failure(description: "socket() failed: \(describe(errno))") }
         var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw Failure(description: "bind() failed: errno \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        let failed: String? = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                if bind(fd, pointer, length) != 0 { return "bind" }
+                return getsockname(fd, pointer, &length) != 0 ? "getsockname" : nil
+            }
         }
-        guard named == 0 else { throw Failure(description: "getsockname() failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        if let failed {
+            let code = errno
+            close(fd)
+            throw Failure(description: "\(failed)() failed: \(describe(code))")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
@@ -47,14 +68,7 @@ public enum LocalPort {
         // Connecting first is cheap; the tables are read once something answers.
         guard accepts(port) else { return false }
         let suffix = String(format: ":%04X", port)
-        let listening: Set<String> = Set(["/proc/net/tcp", "/proc/net/tcp6"].flatMap { path in
-            socketTable(path).split(separator: "\n").dropFirst().compactMap { line -> String? in
-                // sl, local address, remote address, state (0A: LISTEN), …, the socket's inode tenth.
-                let fields = line.split(separator: " ")
-                guard fields.count > 9, fields[1].hasSuffix(suffix), fields[3] == "0A" else { return nil }
-                return "socket:[\(fields[9])]"
-            }
-        })
+        let listening = Set(sockets().filter { $0.state == "0A" && $0.local.hasSuffix(suffix) }.map { "socket:[\($0.inode)]" })
         guard !listening.isEmpty else { return false }
         let descriptors = "/proc/\(processID)/fd"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
@@ -111,12 +125,30 @@ public enum LocalPort {
         }
     }
 
-    /// A socket table of /proc/net, whole. Foundation's file readers stop after the first page a file of
-    /// /proc hands out, and with a busy suite the table runs to hundreds of kilobytes.
-    public static func socketTable(_ path: String) -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
-        defer { try? handle.close() }
-        return String(decoding: PipeReader.readToEnd(handle), as: UTF8.self)
+    /// A TCP socket of this network namespace, as /proc/net/tcp and tcp6 list it: addresses as `HEXADDRESS:HEXPORT`,
+    /// the state in hex (`02` SYN_SENT, `0A` LISTEN).
+    public struct Socket {
+        public let local: Substring
+        public let remote: Substring
+        public let state: Substring
+        public let inode: Substring
+    }
+
+    /// Every TCP socket of this network namespace, IPv4 and IPv6 (empty where /proc does not exist).
+    public static func sockets() -> [Socket] {
+        ["/proc/net/tcp", "/proc/net/tcp6"].flatMap { path -> [Socket] in
+            // Read whole: Foundation's file readers stop after the first page a file of /proc hands out, and
+            // with a busy suite the table runs to hundreds of kilobytes.
+            guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+            defer { try? handle.close() }
+            let table = String(decoding: PipeReader.readToEnd(handle), as: UTF8.self)
+            return table.split(separator: "\n").dropFirst().compactMap { line in
+                // sl, local address, remote address, state, queues, timer, retransmits, uid, timeout, inode, …
+                let fields = line.split(separator: " ")
+                guard fields.count > 9 else { return nil }
+                return Socket(local: fields[1], remote: fields[2], state: fields[3], inode: fields[9])
+            }
+        }
     }
 
     private static func describe(_ code: Int32) -> String { "\(String(cString: strerror(code))) (errno \(code))" }

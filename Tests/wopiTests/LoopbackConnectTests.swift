@@ -17,7 +17,7 @@ import TestSupport
     func connectSurvivesASignal() async throws {
         // listen(…, 0) queues one connection; with that one never accepted, the kernel drops the next
         // SYN, so the next connect stays under way until the queue has room.
-        let listener = try Listener()
+        let listener = try LocalPort.listener(backlog: 0)
         defer { close(listener.descriptor) }
         let queued = try LocalPort.connection(to: listener.port)
         defer { close(queued) }
@@ -48,12 +48,8 @@ import TestSupport
 
     /// Whether a socket of this process's network namespace is in SYN_SENT towards 127.0.0.1:`port`.
     static func synSent(to port: Int) -> Bool {
-        let table = LocalPort.socketTable("/proc/net/tcp")
         let remote = String(format: "0100007F:%04X", port)
-        return table.split(separator: "\n").dropFirst().contains { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 3 && fields[2] == remote && fields[3] == "02"
-        }
+        return LocalPort.sockets().contains { $0.state == "02" && $0.remote == remote }
     }
 
     static func waitUntil(_ what: String, seconds: Double = 60, _ condition: () -> Bool) throws {
@@ -93,28 +89,6 @@ import TestSupport
     struct Failure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
-    }
-
-    /// A socket listening on a free 127.0.0.1 port with a queue of one, accepting only when told.
-    struct Listener {
-        let descriptor: Int32
-        let port: Int
-
-        init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-            }
-            guard fd >= 0, bound, listen(fd, 0) == 0 else {
-                throw Failure("could not listen on 127.0.0.1: errno \(errno)")
-            }
-            descriptor = fd
-            port = Int(UInt16(bigEndian: address.sin_port))
-        }
     }
 }
 #endif

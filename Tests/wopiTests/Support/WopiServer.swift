@@ -42,7 +42,7 @@ final class WopiServer: @unchecked Sendable {
             let port = try freePort()
             let server = try WopiServer(port: port, data: data, extraArguments: extraArguments)
             do {
-                try server.waitUntilListening(timeout: timeout)
+                try server.waitUntilListening(port: port, timeout: timeout)
                 return server
             } catch {
                 server.stop()
@@ -173,16 +173,6 @@ final class WopiServer: @unchecked Sendable {
     }
 
     deinit { stop() }
-
-    private func waitUntilListening(timeout: Double) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            guard process.isRunning else { throw Failure.exitedEarly(status: process.terminationStatus, log: log) }
-            if LocalPort.isListening(port, processID: process.processIdentifier) { return }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        throw Failure.notListening(port: port, seconds: timeout, log: log)
-    }
 
     // MARK: - Sockets
 
