@@ -144,6 +144,30 @@ public struct WOPIName: Sendable, Hashable, Comparable, CustomStringConvertible 
         return WOPIName(rawValue: cleaned) ?? WOPIName(unchecked: fallbackName)
     }
 
+    /// The `counter`th variant of `name`, for when `name` is taken: `Budget (2).xlsx`, `Projects (2)`.
+    ///
+    /// The variant stays within ``maximumUTF8Length`` bytes: the stem is shortened at a character boundary to
+    /// make room for the counter; an extension of up to 16 bytes is kept whole, a longer one counts as stem.
+    /// With `keepingExtension` false (folders) the whole name is the stem.
+    public static func numbered(_ name: String, _ counter: Int, keepingExtension: Bool = true) -> String {
+        var stem = Substring(name)
+        var suffix = ""
+        if keepingExtension, let dot = name.lastIndex(of: "."), dot != name.startIndex, name[dot...].utf8.count <= 17 {
+            stem = name[..<dot]
+            suffix = String(name[dot...])
+        }
+        let mark = " (\(counter))"
+        let budget = maximumUTF8Length - mark.utf8.count - suffix.utf8.count
+        var used = 0
+        var kept = stem.prefix { character in
+            used += character.utf8.count
+            return used <= budget
+        }
+        // A stem cut short must not end in the space before the counter.
+        if kept.endIndex != stem.endIndex { while kept.last?.isWhitespace == true { kept.removeLast() } }
+        return kept + mark + suffix
+    }
+
     /// Turns any string into a valid file name (``init(fileName:)``): ``sanitized(_:)``, and a name
     /// that is only an extension gets ``fallbackName`` before it (`.docx` becomes `Untitled.docx`).
     public static func sanitized(fileName name: String) -> WOPIName {

@@ -177,17 +177,36 @@ public struct WOPIBackend: Sendable {
 
     // MARK: Names
 
-    /// A name like `proposed` that no file in the container uses: `Budget.xlsx`, `Budget (1).xlsx`, …
+    /// A name like `proposed` that no file in the container uses: `Budget.xlsx`, `Budget (1).xlsx`, … each
+    /// within ``WOPIName/maximumUTF8Length`` bytes (``WOPIName/numbered(_:_:keepingExtension:)``).
     func unusedFileName(like proposed: String, in containerID: ResourceID) async throws -> String {
-        let (stem, ext) = Self.split(proposed)
         var candidate = proposed
         var counter = 1
         while try await store.file(named: candidate, in: containerID) != nil {
-            candidate = "\(stem) (\(counter))\(ext)"
+            candidate = WOPIName.numbered(proposed, counter)
             counter += 1
         }
         return candidate
     }
+
+    /// Records `blob` as a new file named `proposed` in `containerID`, or as the first free variant of that name.
+    ///
+    /// A name is free when it is looked at, but another request may take it before the file is created: then the
+    /// next free variant is taken, so creations that race for one name all succeed, each with its own name.
+    func createFile(namedLike proposed: String, in containerID: ResourceID, blob: StoredBlob) async throws -> FileRecord {
+        for _ in 0..<Self.nameRaceAttempts {
+            let name = try await unusedFileName(like: proposed, in: containerID)
+            do {
+                return try await store.createFile(named: name, in: containerID, blob: blob, replacing: false, now: configuration.now()).file
+            } catch WOPIStoreError.nameTaken {
+                continue
+            }
+        }
+        throw WOPIStoreError.nameTaken(proposed)
+    }
+
+    /// How often ``createFile(namedLike:in:blob:)`` looks for a free name again after losing one to another request.
+    static let nameRaceAttempts = 64
 
     /// A name like `proposed` that no sibling container uses.
     func unusedContainerName(like proposed: String, in parentID: ResourceID) async throws -> String {
@@ -195,7 +214,7 @@ public struct WOPIBackend: Sendable {
         var candidate = proposed
         var counter = 1
         while siblings.contains(candidate.lowercased()) {
-            candidate = "\(proposed) (\(counter))"
+            candidate = WOPIName.numbered(proposed, counter, keepingExtension: false)
             counter += 1
         }
         return candidate

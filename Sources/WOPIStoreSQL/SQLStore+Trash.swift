@@ -84,8 +84,20 @@ extension SQLStore {
     /// Removes for good the trashed items of `ownerID` (everyone's when `nil`) trashed before `trashedBefore`
     /// (all when `nil`), with everything under them; returns them and the bodies to delete.
     public func emptyTrash(ownedBy ownerID: ResourceID?, trashedBefore: Date?) async throws -> TrashPurge {
+        try await purge(owner: ownerID, before: trashedBefore, item: nil)
+    }
+
+    /// Removes one item of `ownerID`'s trash for good, as ``emptyTrash(ownedBy:trashedBefore:)`` removes them all.
+    public func deleteFromTrash(_ id: ResourceID, ownedBy ownerID: ResourceID) async throws -> TrashPurge {
+        let purge = try await purge(owner: ownerID, before: nil, item: id)
+        guard !purge.removed.isEmpty else { throw WOPIStoreError.notFound }
+        return purge
+    }
+
+    /// Removes the trashed items `trashRows` selects, with everything under them, in one transaction.
+    private func purge(owner: ResourceID?, before: Date?, item: ResourceID?) async throws -> TrashPurge {
         try await transaction { session in
-            let items = try await trashRows(session, owner: ownerID, before: trashedBefore, item: nil, lock: true).map(\.item)
+            let items = try await trashRows(session, owner: owner, before: before, item: item, lock: true).map(\.item)
             var candidates: Set<String> = []
             for item in items {
                 candidates.formUnion(try await session.rows("""

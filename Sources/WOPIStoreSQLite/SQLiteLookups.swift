@@ -68,6 +68,16 @@ final class SQLiteLookups: @unchecked Sendable {
         try read(.user, id.rawValue) { try $0.user(at: 0) }
     }
 
+    /// The file with `id`, unless it is in the trash.
+    func file(_ id: ResourceID) throws -> FileRecord? {
+        try read(.file, id.rawValue) { try $0.file(at: 0) }
+    }
+
+    /// The folder with `id`, unless it is in the trash.
+    func container(_ id: ResourceID) throws -> ContainerRecord? {
+        try read(.container, id.rawValue) { try $0.container(at: 0) }
+    }
+
     /// Up to `limit` child folders of `parentID` by name (`NOCASE`), after the name `after` when given: a walk of
     /// the `(parent, name NOCASE)` unique index.
     func containers(in parentID: ResourceID, after: String?, limit: Int) throws -> [ContainerRecord] {
@@ -89,7 +99,7 @@ final class SQLiteLookups: @unchecked Sendable {
     /// The statements, each compiled once per connection. Columns come in the order the decoders
     /// below read them.
     enum Query: Int, CaseIterable {
-        case fileAccess, containerAccess, user, containersPage, containersPageAfter, filesPage, filesPageAfter
+        case fileAccess, containerAccess, user, file, container, containersPage, containersPageAfter, filesPage, filesPageAfter
 
         var sql: String {
             switch self {
@@ -123,6 +133,10 @@ final class SQLiteLookups: @unchecked Sendable {
                 """
             case .user:
                 "SELECT \(SQLiteLookups.userColumns.list("u")) FROM users u WHERE u.id = ?1"
+            case .file:
+                "SELECT \(SQLiteLookups.fileColumns.list("f")) FROM files f WHERE f.id = ?1 AND f.trash_id IS NULL"
+            case .container:
+                "SELECT \(SQLiteLookups.containerColumns.list("c")) FROM containers c WHERE c.id = ?1 AND c.trash_id IS NULL"
             case .containersPage: Self.page(SQLiteLookups.containerColumns, of: "containers", under: "parent_id", after: false)
             case .containersPageAfter: Self.page(SQLiteLookups.containerColumns, of: "containers", under: "parent_id", after: true)
             case .filesPage: Self.page(SQLiteLookups.fileColumns, of: "files", under: "container_id", after: false)

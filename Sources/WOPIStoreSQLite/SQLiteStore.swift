@@ -77,19 +77,7 @@ public final class SQLiteStore: WOPIStore {
 
     /// The container with this id.
     public func container(id: ResourceID) async throws -> ContainerRecord? {
-        try lookUp { db in try Self.container(db, id) }
-    }
-
-    /// A lookup by key in one `SELECT`, run on the calling thread.
-    ///
-    /// GRDB's async `read` hops to a reader's dispatch queue and back, which costs more than the
-    /// microseconds a point lookup takes: those hops were most of CheckFileInfo's profile. The
-    /// synchronous read runs inline (a serial queue runs a `sync` block on the caller's thread). It
-    /// skips GRDB's explicit `BEGIN`/`COMMIT`: SQLite runs a lone statement in its own read
-    /// transaction, which is all the isolation one `SELECT` needs. So `body` must run exactly one
-    /// statement, and one that cannot take long; anything else stays on the async `read`.
-    func lookUp<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.unsafeRead(body)
+        try lookups.container(id)
     }
 
     /// Up to `limit` direct child containers of a container, sorted by name as in `children(of:)`,
@@ -109,7 +97,7 @@ public final class SQLiteStore: WOPIStore {
 
     /// The file with this id.
     public func file(id: ResourceID) async throws -> FileRecord? {
-        try lookUp { db in try Self.file(db, id) }
+        try lookups.file(id)
     }
 
     /// Applies a lock request atomically and returns the decision with the file as it is afterwards.
@@ -139,12 +127,6 @@ public final class SQLiteStore: WOPIStore {
     }
 
     // MARK: Rows
-
-    static func container(_ db: Database, _ id: ResourceID) throws -> ContainerRecord? {
-        try decodeOne(db.cachedStatement(sql: "SELECT \(containerColumns) FROM containers WHERE id = ? AND trash_id IS NULL"), arguments: [id.rawValue]) {
-            try container($0)
-        }
-    }
 
     static func file(_ db: Database, _ id: ResourceID) throws -> FileRecord? {
         try decodeOne(db.cachedStatement(sql: "SELECT \(fileColumns) FROM files WHERE id = ? AND trash_id IS NULL"), arguments: [id.rawValue]) {

@@ -17,6 +17,8 @@ struct StoreDatabasePool: Sendable {
     private let lockFailures = LockFailures()
     /// Held by every write of this process, so none runs inside a ``transaction(_:)`` left open between its statements.
     private let writeLock = AsyncLock()
+    /// Where a ``transaction(_:)`` runs its statements, off Swift's cooperative pool.
+    private let writer = SQLiteWriterExecutor()
 
     init(_ base: DatabasePool) {
         self.base = base
@@ -32,10 +34,6 @@ struct StoreDatabasePool: Sendable {
         // Eventually: releaseMemory() would wait for every reader, on a thread of Swift's cooperative pool.
         if error is StoreUnavailable { base.releaseMemoryEventually() }
         return error
-    }
-
-    func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
-        do { return try base.unsafeRead(value) } catch { throw forgettingPages(Self.mapped(error)) }
     }
 
     /// How many writes have found the file locked so far: a caller that saw a smaller count before it
@@ -66,22 +64,25 @@ struct StoreDatabasePool: Sendable {
     /// statements (the database is opened with `allowsUnsafeTransactions`) while the write lock keeps every
     /// other write of this process out.
     ///
-    /// Every statement, `BEGIN IMMEDIATE` and `COMMIT` included, runs on the calling thread, as a lookup does:
-    /// the writer is free, and the rules' steps do not suspend on SQLite, so the database's write lock is held
-    /// for the statements alone, never across a wait for a thread, and another process polling for it gets its
-    /// turn. `BEGIN IMMEDIATE` may wait up to ``SQLiteStore/busyTimeout`` for another process.
+    /// `body` runs on the writer's own thread (``SQLiteWriterExecutor``), where every statement, `BEGIN IMMEDIATE`
+    /// and `COMMIT` included, runs synchronously: the rules' steps do not suspend on SQLite, so the database's write
+    /// lock is held for the statements alone, never across a wait for a thread, and another process polling for it
+    /// gets its turn. `BEGIN IMMEDIATE` may wait up to ``SQLiteStore/busyTimeout`` for another process; that wait
+    /// blocks the writer's thread, never one of Swift's cooperative pool.
     func transaction<T: Sendable>(_ body: (SQLiteSession) async throws -> T) async throws -> T {
         let session = SQLiteSession(pool: self, reads: false)
         do {
             return try await writeLock.withLock {
-                try await session.execute("BEGIN IMMEDIATE")
-                do {
-                    let result = try await body(session)
-                    try await session.execute("COMMIT")
-                    return result
-                } catch {
-                    rollBack()
-                    throw error
+                try await withTaskExecutorPreference(writer) {
+                    try await session.execute("BEGIN IMMEDIATE")
+                    do {
+                        let result = try await body(session)
+                        try await session.execute("COMMIT")
+                        return result
+                    } catch {
+                        rollBack()
+                        throw error
+                    }
                 }
             }
         } catch {

@@ -141,6 +141,17 @@ extension StoreConformance {
         await #expect(throws: WOPIStoreError.notFound) { try await store.restoreFromTrash(folder.id, as: nil) }
         #expect(try await store.shares(of: folder.id).isEmpty)
 
+        // One item at a time: only the owner's own, only what is in the trash, with its bodies.
+        let single = try await store.createFile(named: "single.docx", in: owner.rootContainerID, blob: StoredBlob.fake(tag: "s"), replacing: false, now: now).file
+        _ = try await store.trashFile(single.id, lock: nil, now: now)
+        await #expect(throws: WOPIStoreError.notFound) { try await store.deleteFromTrash(othersFile.id, ownedBy: owner.id) }
+        await #expect(throws: WOPIStoreError.notFound) { try await store.deleteFromTrash(old.id, ownedBy: owner.id) }
+        await #expect(throws: WOPIStoreError.notFound) { try await store.deleteFromTrash(recent.id, ownedBy: other.id) }
+        let one = try await store.deleteFromTrash(single.id, ownedBy: owner.id)
+        #expect(one.removed.map(\.id) == [single.id] && one.blobs == [single.blobKey])
+        #expect(try await store.trashedItems(ownedBy: nil).map(\.id) == [recent.id, othersFile.id])
+        #expect(try await store.file(id: single.id) == nil)
+
         // Removing a user removes their trash; emptying everything takes the rest.
         _ = try await store.removeUser(id: other.id)
         #expect(try await store.trashedItems(ownedBy: nil).map(\.id) == [recent.id])

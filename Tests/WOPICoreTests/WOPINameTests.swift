@@ -175,4 +175,29 @@ struct WOPINameTests {
         #expect(WOPIName.ValidationError.onlyExtension(".docx").description
             == "invalid name: '.docx' is only an extension; a name is needed before it")
     }
+
+    @Test("a numbered variant stays within 255 bytes: the stem is shortened at a character, never the extension")
+    func numbered() throws {
+        #expect(WOPIName.numbered("Budget.xlsx", 1) == "Budget (1).xlsx")
+        #expect(WOPIName.numbered("Projects", 12, keepingExtension: false) == "Projects (12)")
+        #expect(WOPIName.numbered("v1.2 notes", 2, keepingExtension: false) == "v1.2 notes (2)")
+        #expect(WOPIName.numbered(".profile", 1) == ".profile (1)")
+        let long = String(repeating: "L", count: 250) + ".docx"
+        #expect(WOPIName.numbered(long, 1) == String(repeating: "L", count: 246) + " (1).docx")
+        #expect(WOPIName.numbered(long, 1).utf8.count == 255)
+        // Three-byte characters are kept whole; a space left at the cut does not stay before the counter.
+        let wide = String(repeating: "資", count: 81) + " x.pptx"
+        #expect(WOPIName.numbered(wide, 10) == wide.dropLast(5) + " (10).pptx", "it fits as it is")
+        #expect(WOPIName.numbered(wide, 100) == String(repeating: "資", count: 81) + " (100).pptx")
+        for counter in [1, 9, 10, 99, 100, 12345] {
+            for name in [long, wide, String(repeating: "é", count: 127) + ".txt", String(repeating: "x", count: 255)] {
+                let numbered = WOPIName.numbered(name, counter)
+                #expect(numbered.utf8.count <= WOPIName.maximumUTF8Length, "\(counter): \(numbered.utf8.count) bytes")
+                #expect(WOPIName(rawValue: numbered) != nil)
+            }
+        }
+        // An extension too long to keep whole counts as stem: the name still fits.
+        let oddExtension = "a." + String(repeating: "e", count: 252)
+        #expect(WOPIName.numbered(oddExtension, 1).utf8.count == 255)
+    }
 }

@@ -279,8 +279,8 @@ struct FilesController<Context: RequestContext>: Sendable {
 
     /// The name a new file gets in `containerID`, and whether it replaces an existing file.
     ///
-    /// Suggested mode never fails: the name is completed (an extension alone takes `stemForExtension`),
-    /// sanitized and made unique. Specific mode is checked before any body is read: 400 for an illegal
+    /// Suggested mode never fails: the name is completed (an extension alone takes `stemForExtension`) and
+    /// sanitized; the file takes the first free variant of it when it is created. Specific mode is checked before any body is read: 400 for an illegal
     /// name, 409 with `X-WOPI-ValidRelativeTarget` when it is taken and `X-WOPI-OverwriteRelativeTarget`
     /// is not `true`, 409 with the current lock when the file to overwrite is locked.
     func fileName(for target: RequestedTarget, overwrite request: Request, in containerID: ResourceID,
@@ -289,7 +289,8 @@ struct FilesController<Context: RequestContext>: Sendable {
         case .suggested(var proposed):
             proposed = proposed.trimmingCharacters(in: .whitespaces)
             if proposed.hasPrefix(".") { proposed = stemForExtension + proposed }
-            return (try await backend.unusedFileName(like: NameRules.sanitizedFileName(proposed), in: containerID), false)
+            // The free variant of the name is found as the file is created (``WOPIBackend/createFile(namedLike:in:blob:)``).
+            return (NameRules.sanitizedFileName(proposed), false)
         case .exact(let name):
             if let problem = NameRules.fileNameProblem(name) {
                 var headers = HTTPFields()
@@ -317,22 +318,16 @@ struct FilesController<Context: RequestContext>: Sendable {
     func createFile(named name: String, in containerID: ResourceID, body: RequestBody, replacing: Bool,
                     retryWithNewName: Bool) async throws -> FileRecord {
         let blob = try await storeBody(body)
-        var name = name
-        for _ in 0..<5 {
-            do {
-                let (created, replaced) = try await backend.store.createFile(named: name, in: containerID, blob: blob,
-                                                                            replacing: replacing, now: backend.configuration.now())
-                if let replaced { backend.retire(replaced) }
-                return created
-            } catch WOPIStoreError.nameTaken where retryWithNewName {
-                name = try await backend.unusedFileName(like: name, in: containerID)
-            } catch {
-                try? await backend.blobs.delete(blob.key)
-                throw (error as? WOPIStoreError).map(WOPIError.init) ?? error
-            }
+        do {
+            if retryWithNewName { return try await backend.createFile(namedLike: name, in: containerID, blob: blob) }
+            let (created, replaced) = try await backend.store.createFile(named: name, in: containerID, blob: blob,
+                                                                        replacing: replacing, now: backend.configuration.now())
+            if let replaced { backend.retire(replaced) }
+            return created
+        } catch {
+            try? await backend.blobs.delete(blob.key)
+            throw (error as? WOPIStoreError).map(WOPIError.init) ?? error
         }
-        try? await backend.blobs.delete(blob.key)
-        throw WOPIError(.conflict, "could not find a free name like '\(name)'")
     }
 
     // MARK: RenameFile

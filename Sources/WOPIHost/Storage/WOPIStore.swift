@@ -212,6 +212,9 @@ public protocol WOPIStore: Sendable {
     /// Removes for good the trashed items of `ownerID` (everyone's when `nil`) trashed before `trashedBefore`
     /// (all when `nil`), with everything under them; returns them and the bodies to delete.
     func emptyTrash(ownedBy ownerID: ResourceID?, trashedBefore: Date?) async throws -> TrashPurge
+    /// Removes one item of `ownerID`'s trash for good, with everything under it, as ``emptyTrash(ownedBy:trashedBefore:)``
+    /// removes them all. Throws ``WOPIStoreError/notFound`` when `ownerID`'s trash holds no item `id`.
+    func deleteFromTrash(_ id: ResourceID, ownedBy ownerID: ResourceID) async throws -> TrashPurge
 
     // MARK: Secrets
 

@@ -25,6 +25,13 @@ struct TrashStrings: Sendable {
     var restoreNameTaken: String
     var folderLocked: String
     var backToFiles: String
+    var deleteForever: String
+    var emptyTrash: String
+    /// "Delete “%@” forever?"
+    var confirmPurgeTitle: String
+    var confirmPurgeExplanation: String
+    var confirmEmptyTitle: String
+    var confirmEmptyExplanation: String
 
     static let english = TrashStrings(
         trash: "Trash", empty: "The Trash is empty.", restore: "Restore", undo: "Undo", deletedAt: "Deleted %@",
@@ -34,7 +41,11 @@ struct TrashStrings: Sendable {
         restoredToRoot: "The folder “%@” was in is gone, so it is back in My files.",
         restoreNameTaken: "“%@” already exists where it would go back to. Rename that item first.",
         folderLocked: "A file in this folder is open in Office and locked; try again later.",
-        backToFiles: "Back to My files")
+        backToFiles: "Back to My files",
+        deleteForever: "Delete forever", emptyTrash: "Empty Trash", confirmPurgeTitle: "Delete “%@” forever?",
+        confirmPurgeExplanation: "It is removed with its versions and shares. This cannot be undone.",
+        confirmEmptyTitle: "Empty the Trash?",
+        confirmEmptyExplanation: "Everything in the Trash is removed with its versions and shares. This cannot be undone.")
 
     static let german = TrashStrings(
         trash: "Papierkorb", empty: "Der Papierkorb ist leer.", restore: "Wiederherstellen", undo: "Rückgängig", deletedAt: "Gelöscht %@",
@@ -45,7 +56,11 @@ struct TrashStrings: Sendable {
         restoredToRoot: "Der Ordner von „%@“ existiert nicht mehr; es liegt jetzt wieder in „Meine Dateien“.",
         restoreNameTaken: "„%@“ gibt es am ursprünglichen Ort schon. Benennen Sie das andere Element zuerst um.",
         folderLocked: "Eine Datei in diesem Ordner ist in Office geöffnet und gesperrt; versuchen Sie es später erneut.",
-        backToFiles: "Zurück zu „Meine Dateien“")
+        backToFiles: "Zurück zu „Meine Dateien“",
+        deleteForever: "Endgültig löschen", emptyTrash: "Papierkorb leeren", confirmPurgeTitle: "„%@“ endgültig löschen?",
+        confirmPurgeExplanation: "Es wird mit seinen Versionen und Freigaben entfernt. Das kann nicht rückgängig gemacht werden.",
+        confirmEmptyTitle: "Papierkorb leeren?",
+        confirmEmptyExplanation: "Alles im Papierkorb wird mit seinen Versionen und Freigaben entfernt. Das kann nicht rückgängig gemacht werden.")
 
     static let simplifiedChinese = TrashStrings(
         trash: "回收站", empty: "回收站为空。", restore: "还原", undo: "撤销", deletedAt: "删除于 %@",
@@ -55,7 +70,11 @@ struct TrashStrings: Sendable {
         restoredToRoot: "“%@”原来所在的文件夹已不存在，因此已还原到“我的文件”。",
         restoreNameTaken: "原位置已存在“%@”。请先重命名该项目。",
         folderLocked: "此文件夹中的某个文件已在 Office 中打开并被锁定，请稍后再试。",
-        backToFiles: "返回“我的文件”")
+        backToFiles: "返回“我的文件”",
+        deleteForever: "永久删除", emptyTrash: "清空回收站", confirmPurgeTitle: "永久删除“%@”？",
+        confirmPurgeExplanation: "它将连同其版本和共享一起被删除。此操作无法撤销。",
+        confirmEmptyTitle: "清空回收站？",
+        confirmEmptyExplanation: "回收站中的所有内容将连同其版本和共享一起被删除。此操作无法撤销。")
 }
 
 extension PageLanguage {

@@ -17,17 +17,34 @@ extension WebFrontController {
     }
 
     func formPost(_ request: Request, context: Context) async throws -> Result<FormPost, Refusal> {
+        let form: SignedInForm
+        switch try await signedInForm(request) {
+        case .success(let value): form = value
+        case .failure(let refusal): return .failure(refusal)
+        }
+        guard let id = context.parameters.get("id").flatMap(ResourceID.init) else {
+            return .failure(Refusal(response: try messagePage(form.language.webFront.notFound, session: form.session, user: form.user,
+                                                              language: form.language, status: .notFound)))
+        }
+        return .success(FormPost(session: form.session, user: form.user, language: form.language, id: id, fields: form.fields))
+    }
+
+    /// A signed-in form post about no item in particular: ``FormPost`` without the id.
+    struct SignedInForm {
+        var session: WebSession
+        var user: UserRecord
+        var language: PageLanguage
+        var fields: FormFields
+    }
+
+    func signedInForm(_ request: Request) async throws -> Result<SignedInForm, Refusal> {
         let (language, _) = Self.language(request)
         guard let (session, user) = try await backend.webSession(request) else { return .failure(Refusal(response: seeOther(basePath + "/"))) }
         guard backend.originRefusal(request) == nil, let fields = try? await AuthorizationServer.formBody(request), session.accepts(csrf: fields["csrf"]) else {
             return .failure(Refusal(response: try messagePage(language.webFront.formExpired, session: session, user: user, language: language,
                                                               status: .forbidden)))
         }
-        guard let id = context.parameters.get("id").flatMap(ResourceID.init) else {
-            return .failure(Refusal(response: try messagePage(language.webFront.notFound, session: session, user: user, language: language,
-                                                              status: .notFound)))
-        }
-        return .success(FormPost(session: session, user: user, language: language, id: id, fields: fields))
+        return .success(SignedInForm(session: session, user: user, language: language, fields: fields))
     }
 
     /// A response that ends a request early.

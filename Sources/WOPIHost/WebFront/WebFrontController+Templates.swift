@@ -22,9 +22,7 @@ extension WebFrontController {
         let blob = try await backend.blobs.write(DataChunks(data: Data()), maximumSize: 0)
         let document: FileRecord
         do {
-            let name = try await backend.unusedFileName(like: editor.documentName, in: template.containerID)
-            document = try await backend.store.createFile(named: name, in: template.containerID, blob: blob, replacing: false,
-                                                          now: backend.configuration.now()).file
+            document = try await backend.createFile(namedLike: editor.documentName, in: template.containerID, blob: blob)
         } catch {
             try? await backend.blobs.delete(blob.key)
             throw error

@@ -5,10 +5,12 @@ import WOPICore
 
 /// The web front's trash: a delete asks first (a page of its own, so it needs no script), moves the item
 /// to the owner's trash and says so with an Undo button; the Trash page lists what is there, each with
-/// Restore. Every change is a POST carrying the session's CSRF token.
+/// Restore and Delete forever, and offers to empty it. What cannot be undone asks first too. Every change
+/// is a POST carrying the session's CSRF token.
 ///
 /// Routes: `GET /folders|files/<id>/delete` (the confirmation), `POST /folders|files/<id>/delete`,
-/// `GET /trash` (`?moved=<id>` adds the notice with Undo), `POST /trash/<id>/restore`.
+/// `GET /trash` (`?moved=<id>` adds the notice with Undo), `POST /trash/<id>/restore`,
+/// `GET|POST /trash/<id>/delete` (one item for good), `GET|POST /trash/empty` (all of them).
 extension WebFrontController {
     func addTrashRoutes(to router: Router<Context>) {
         for (kind, isFolder) in [("folders", true), ("files", false)] {
@@ -18,6 +20,10 @@ extension WebFrontController {
         }
         router.get("trash") { request, context in try await page(request, context) { try await showTrash(request, context: context) } }
         router.post("trash/:id/restore") { request, context in try await page(request, context) { try await restore(request, context: context) } }
+        router.get("trash/:id/delete") { request, context in try await page(request, context) { try await confirmPurge(request, context: context, all: false) } }
+        router.post("trash/:id/delete") { request, context in try await page(request, context) { try await purge(request, context: context, all: false) } }
+        router.get("trash/empty") { request, context in try await page(request, context) { try await confirmPurge(request, context: context, all: true) } }
+        router.post("trash/empty") { request, context in try await page(request, context) { try await purge(request, context: context, all: true) } }
     }
 
     /// `GET /folders|files/<id>/delete`: "Move … to the Trash?" with the real delete as a POST form.
@@ -34,9 +40,9 @@ extension WebFrontController {
         }
         guard let item else { return try messagePage(language.webFront.notFound, session: session, user: user, language: language, status: .notFound) }
         let strings = language.trash
-        let page = DeleteConfirmationPage(strings: strings, title: PageText.fill(strings.confirmTitle, item.name),
-                                          action: "\(basePath)/\(isFolder ? "folders" : "files")/\(item.id.rawValue)/delete", csrf: session.csrf,
-                                          cancelHref: "\(basePath)/folders/\(item.folder.rawValue)")
+        let page = DeleteConfirmationPage(title: PageText.fill(strings.confirmTitle, item.name), explanation: strings.confirmExplanation,
+                                          confirm: strings.confirm, action: "\(basePath)/\(isFolder ? "folders" : "files")/\(item.id.rawValue)/delete",
+                                          csrf: session.csrf, cancel: strings.cancel, cancelHref: "\(basePath)/folders/\(item.folder.rawValue)")
         return try layout(language, session: session, user: user, pagePath: page.action).response("trash-confirm", page, title: page.title)
     }
 
@@ -107,6 +113,60 @@ extension WebFrontController {
         return seeOther("\(basePath)/folders/\(restore.destination.folderID.rawValue)")
     }
 
+    /// `GET /trash/<id>/delete` and `GET /trash/empty`: "Delete … forever?" or "Empty the Trash?", with the real
+    /// removal as a POST form.
+    func confirmPurge(_ request: Request, context: Context, all: Bool) async throws -> Response {
+        let (language, _) = Self.language(request)
+        guard let (session, user) = try await backend.webSession(request) else { return seeOther(basePath + "/") }
+        let strings = language.trash
+        let page: DeleteConfirmationPage
+        let cancelHref = "\(basePath)/trash"
+        if all {
+            page = DeleteConfirmationPage(title: strings.confirmEmptyTitle, explanation: strings.confirmEmptyExplanation, confirm: strings.emptyTrash,
+                                          action: "\(basePath)/trash/empty", csrf: session.csrf, cancel: strings.cancel, cancelHref: cancelHref)
+        } else {
+            // Only the signed-in user's own trash: someone else's id answers as an unknown one.
+            guard let id = context.parameters.get("id").flatMap(ResourceID.init),
+                  let item = try await backend.store.trashedItems(ownedBy: user.id).first(where: { $0.id == id }) else {
+                return try messagePage(language.webFront.notFound, session: session, user: user, language: language, status: .notFound)
+            }
+            page = DeleteConfirmationPage(title: PageText.fill(strings.confirmPurgeTitle, item.name), explanation: strings.confirmPurgeExplanation,
+                                          confirm: strings.deleteForever, action: "\(basePath)/trash/\(item.id.rawValue)/delete", csrf: session.csrf,
+                                          cancel: strings.cancel, cancelHref: cancelHref)
+        }
+        return try layout(language, session: session, user: user, pagePath: page.action).response("trash-confirm", page, title: page.title)
+    }
+
+    /// `POST /trash/<id>/delete` and `POST /trash/empty`: one item of the signed-in user's trash, or all of them,
+    /// removed for good with their versions and shares; their bodies go after the grace period an open download
+    /// gets. Then the Trash page.
+    func purge(_ request: Request, context: Context, all: Bool) async throws -> Response {
+        let form: SignedInForm
+        switch try await signedInForm(request) {
+        case .success(let value): form = value
+        case .failure(let refusal): return refusal.response
+        }
+        let purge: TrashPurge
+        if all {
+            purge = try await backend.store.emptyTrash(ownedBy: form.user.id, trashedBefore: nil)
+        } else {
+            guard let id = context.parameters.get("id").flatMap(ResourceID.init) else {
+                return try messagePage(form.language.webFront.notFound, session: form.session, user: form.user, language: form.language, status: .notFound)
+            }
+            do {
+                purge = try await backend.store.deleteFromTrash(id, ownedBy: form.user.id)
+            } catch WOPIStoreError.notFound {
+                return try messagePage(form.language.webFront.notFound, session: form.session, user: form.user, language: form.language, status: .notFound)
+            }
+        }
+        for blob in purge.blobs { backend.retire(blob) }
+        for item in purge.removed {
+            backend.audit(.trashPurged, file: item.id, user: form.user.name,
+                          details: ["kind": item.kind.rawValue, "name": item.name, "reason": all ? "emptied" : "deleted", "via": "web"])
+        }
+        return seeOther("\(basePath)/trash")
+    }
+
     func trashPage(session: WebSession, user: UserRecord, language: PageLanguage, moved: ResourceID?, error: String?,
                    status: HTTPResponse.Status, cookies: [Cookie] = []) async throws -> Response {
         let items = try await backend.store.trashedItems(ownedBy: user.id)
@@ -117,12 +177,16 @@ extension WebFrontController {
     }
 }
 
-/// "Move … to the Trash?" (`trash-confirm.mustache`): the second step of a delete, a POST form.
+/// "Move … to the Trash?", "Delete … forever?" or "Empty the Trash?" (`trash-confirm.mustache`): the second step
+/// of a delete, a POST form.
 struct DeleteConfirmationPage: Sendable {
-    var strings: TrashStrings
     var title: String
+    var explanation: String
+    /// The label of the button that does it.
+    var confirm: String
     var action: String
     var csrf: String
+    var cancel: String
     var cancelHref: String
 }
 
@@ -135,6 +199,8 @@ struct TrashPage: Sendable {
     /// "Moved to Trash: …" with its Undo form, right after a delete.
     var notice: Notice?
     var rows: [Row]
+    /// The confirmation page of "Empty Trash", when there is something to empty.
+    var emptyHref: String?
 
     struct Notice: Sendable {
         var text: String
@@ -147,6 +213,8 @@ struct TrashPage: Sendable {
         var isFolder: Bool
         var meta: String
         var restoreAction: String
+        /// The confirmation page of "Delete forever".
+        var purgeHref: String
     }
 
     init(language: PageLanguage, items: [TrashedItem], moved: TrashedItem?, csrf: String, basePath: String, error: String?) {
@@ -160,7 +228,8 @@ struct TrashPage: Sendable {
             let deleted = PageText.fill(strings.deletedAt, FolderPage.time(item.trashedAt))
             return Row(name: item.name, kind: item.kind == .container ? "folder" : "file", isFolder: item.kind == .container,
                        meta: item.kind == .container ? "\(language.webFront.folder) · \(deleted)" : "\(language.size(item.size)) · \(deleted)",
-                       restoreAction: "\(basePath)/trash/\(item.id.rawValue)/restore")
+                       restoreAction: "\(basePath)/trash/\(item.id.rawValue)/restore", purgeHref: "\(basePath)/trash/\(item.id.rawValue)/delete")
         }
+        self.emptyHref = items.isEmpty ? nil : "\(basePath)/trash/empty"
     }
 }

@@ -42,9 +42,7 @@ extension WebFrontController {
                                                 status: .contentTooLarge)
                 }
                 do {
-                    let unused = try await backend.unusedFileName(like: name, in: folder.id)
-                    created.append(try await backend.store.createFile(named: unused, in: folder.id, blob: blob, replacing: false,
-                                                                     now: backend.configuration.now()).file)
+                    created.append(try await backend.createFile(namedLike: name, in: folder.id, blob: blob))
                 } catch {
                     try? await backend.blobs.delete(blob.key)
                     throw error

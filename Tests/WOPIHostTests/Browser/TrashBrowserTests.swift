@@ -81,6 +81,55 @@ struct TrashBrowserTests {
         }
     }
 
+    @Test("Delete forever and Empty Trash ask first on a page of their own, then remove for good")
+    func deleteForeverAndEmpty() async throws {
+        try await BrowserHost.run { host in
+            let store = host.folder.store
+            let notes = try await host.folder.importFile(data: Data("notes".utf8), as: "Notes.docx", into: host.user.rootContainerID)
+            _ = try await store.trashFile(host.report.id, lock: nil, now: Date())
+            _ = try await store.trashFile(notes.id, lock: nil, now: Date().addingTimeInterval(1))
+            try await HeadlessChromium.run { driver in
+                let pages = PageChecks(driver: driver)
+                let browser = Browser(driver: driver)
+                try await driver.navigate(host.baseURL + "/")
+                try await browser.signIn(password: BrowserHost.password)
+                try await browser.waitFor("the file list") { try await driver.elements("#listing").count == 1 }
+                try await driver.navigate(host.baseURL + "/trash")
+                try await browser.waitFor("the Trash page") { try await driver.elements("#trash").count == 1 }
+                #expect(try await Self.trashNames(driver) == ["Notes.docx", "Report.docx"])
+
+                // Delete forever: Cancel changes nothing; confirmed, the item is gone for good.
+                try await driver.click(try await driver.element("#trash li[data-name='Report.docx'] a.purge"))
+                try await browser.waitFor("the confirmation") { try await driver.elements("#confirm-delete").count == 1 }
+                #expect(try await driver.text(try await driver.element("h1")) == "Delete “Report.docx” forever?")
+                try await pages.check("trash-05-delete-forever")
+                try await driver.click(try await driver.element("#cancel-delete"))
+                try await browser.waitFor("the Trash page again") { try await driver.elements("#trash").count == 1 }
+                #expect(try await Self.trashNames(driver) == ["Notes.docx", "Report.docx"])
+                try await driver.click(try await driver.element("#trash li[data-name='Report.docx'] a.purge"))
+                try await browser.waitFor("the confirmation") { try await driver.elements("#confirm-delete").count == 1 }
+                try await driver.click(try await driver.element("#confirm-delete"))
+                try await browser.waitFor("the Trash without it") { try await Self.trashNames(driver) == ["Notes.docx"] }
+                await #expect(throws: WOPIStoreError.notFound) { try await store.restoreFromTrash(host.report.id, as: nil) }
+
+                // Empty Trash, in German.
+                try await driver.navigate(host.baseURL + "/trash?lang=de")
+                try await browser.waitFor("the German Trash page") { try await driver.elements("#empty-trash").count == 1 }
+                try await driver.click(try await driver.element("#empty-trash"))
+                try await browser.waitFor("the confirmation") { try await driver.elements("#confirm-delete").count == 1 }
+                #expect(try await driver.text(try await driver.element("h1")) == "Papierkorb leeren?")
+                #expect(try await driver.text(try await driver.element("#confirm-delete")) == "Papierkorb leeren")
+                try await pages.check("trash-06-empty-confirm-de")
+                try await driver.click(try await driver.element("#confirm-delete"))
+                try await browser.waitFor("the empty Trash") { try await driver.elements("#trash li[data-name]").isEmpty }
+                #expect(try await driver.text(try await driver.element("#trash")) == "Der Papierkorb ist leer.")
+                #expect(try await driver.elements("#empty-trash").isEmpty, "nothing left to empty")
+                #expect(try await store.trashedItems(ownedBy: host.user.id).isEmpty)
+                try await driver.navigate(host.baseURL + "/?lang=en")
+            }
+        }
+    }
+
     /// The names on the Trash page, in order.
     static func trashNames(_ driver: WebDriverClient) async throws -> [String] {
         try await driver.execute("""

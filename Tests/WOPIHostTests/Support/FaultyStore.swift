@@ -108,6 +108,9 @@ struct FaultyStore: WOPIStore, AuthorizationStore, AuditStore, SignInFailureStor
     func emptyTrash(ownedBy ownerID: ResourceID?, trashedBefore: Date?) async throws -> TrashPurge {
         try await base.emptyTrash(ownedBy: ownerID, trashedBefore: trashedBefore)
     }
+    func deleteFromTrash(_ id: ResourceID, ownedBy ownerID: ResourceID) async throws -> TrashPurge {
+        try await base.deleteFromTrash(id, ownedBy: ownerID)
+    }
 
     // Secrets and settings
     func hostSecret(named name: String, orCreate make: @Sendable () -> Data) async throws -> Data { try await base.hostSecret(named: name, orCreate: make) }

@@ -32,8 +32,9 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     private let descriptor: Int32
 
-    init(port: Int) throws {
-        descriptor = try LocalPort.connection(to: port)
+    /// Connects to 127.0.0.1:`port`; a send or receive that waits `timeout` seconds fails.
+    init(port: Int, timeout: Int = 60) throws {
+        descriptor = try LocalPort.connection(to: port, timeout: timeout)
     }
 
     deinit { close(descriptor) }
