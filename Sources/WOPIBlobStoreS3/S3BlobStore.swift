@@ -12,31 +12,44 @@ import WOPIHost
 /// A body up to ``partSize`` goes up in one `PUT`; a larger one as a multipart upload of ``partSize``
 /// parts, each sent while the next fills, so at most two parts are in memory. S3 stores an object
 /// durably before it answers, and a multipart object appears only when the upload completes: a key
-/// is returned, and recorded, only after that. On any error the multipart upload is aborted. Reads
-/// stream the object as the server sends it.
+/// is returned, and recorded, only after that. Reads stream the object as the server sends it.
+///
+/// Every call to the server is bounded by ``timeout`` (a part of a multipart upload is one call, so a slow
+/// but moving upload of any size completes). A write that fails is abandoned for good: its upload is
+/// aborted, or its object deleted, before the error is thrown, and an object store that is down, slow or
+/// refusing is reported as `BlobStoreError.unavailable` with the reason, which the host answers with 503.
 public struct S3BlobStore: BlobStore {
     /// The bucket, prefix, endpoint and region.
     public let s3Location: S3Location
     /// The size of each part of a multipart upload, and the largest body sent in a single `PUT`.
     public let partSize: Int
-    private let client: S3Client
+    /// How long one call to the server may take, its retries included: a single `PUT`, one part, a read's GET.
+    public let timeout: TimeAmount
+    let client: S3Client
+
+    /// The default ``timeout``.
+    public static let defaultTimeout: TimeAmount = .seconds(30)
 
     /// The smallest ``partSize``: parts of at least 8 MiB keep a 5 GiB body within S3's 10,000 parts.
     public static let minimumPartSize = 8 * 1024 * 1024
 
     /// A store over `location`, signing with `credentials`, sending through `http` (which the caller
-    /// shuts down). Checks nothing: use ``connect(to:credentials:http:partSize:timeout:)`` to fail early.
-    public init(location: S3Location, credentials: S3Credentials, http: HTTPClient, partSize: Int = S3BlobStore.minimumPartSize) {
+    /// shuts down). Checks nothing: use ``connect(to:credentials:http:partSize:timeout:callTimeout:)`` to fail early.
+    public init(location: S3Location, credentials: S3Credentials, http: HTTPClient, partSize: Int = S3BlobStore.minimumPartSize,
+                timeout: TimeAmount = S3BlobStore.defaultTimeout) {
         self.s3Location = location
         self.partSize = max(partSize, Self.minimumPartSize)
-        self.client = S3Client(location: location, credentials: credentials, http: http)
+        self.timeout = timeout
+        self.client = S3Client(location: location, credentials: credentials, http: http, timeout: timeout)
     }
 
     /// A store whose bucket was reached with these credentials and region, or an ``S3BlobStoreError``
     /// naming what is wrong: bad credentials, wrong region, no such bucket, or no answer within `timeout`.
+    /// `callTimeout` becomes the store's ``timeout``.
     public static func connect(to location: S3Location, credentials: S3Credentials, http: HTTPClient,
-                               partSize: Int = S3BlobStore.minimumPartSize, timeout: TimeAmount = .seconds(10)) async throws -> S3BlobStore {
-        let store = S3BlobStore(location: location, credentials: credentials, http: http, partSize: partSize)
+                               partSize: Int = S3BlobStore.minimumPartSize, timeout: TimeAmount = .seconds(10),
+                               callTimeout: TimeAmount = S3BlobStore.defaultTimeout) async throws -> S3BlobStore {
+        let store = S3BlobStore(location: location, credentials: credentials, http: http, partSize: partSize, timeout: callTimeout)
         do {
             try await store.client.probeBucket(timeout: timeout)
         } catch let error as S3Client.ServerError {
@@ -53,7 +66,11 @@ public struct S3BlobStore: BlobStore {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    /// Streams a body into a new object: one `PUT` up to ``partSize``, a multipart upload above it.
+    /// Streams a body into a new object: one `PUT` up to ``partSize`` (a body of exactly ``partSize`` included), a
+    /// multipart upload above it.
+    ///
+    /// When the server fails, the rest of the body is still read (up to `maximumSize`), so the client, which may
+    /// still be sending, hears the answer instead of a dropped connection.
     public func write<Body: AsyncSequence & Sendable>(_ body: Body, maximumSize: Int64) async throws -> StoredBlob
         where Body.Element == ByteBuffer {
         let key = BlobKey.random()
@@ -62,59 +79,109 @@ public struct S3BlobStore: BlobStore {
         var size: Int64 = 0
         var part = ByteBuffer()
         part.reserveCapacity(partSize)
-        var uploadID: String?
-        var etags: [String] = []
-        // The part being sent while `part` fills: two parts in memory at most.
-        var sending: Task<String, any Error>?
-        var putStarted = false
+        var upload = Upload(objectKey: objectKey)
+        var chunks = body.makeAsyncIterator()
         do {
-            for try await chunk in body {
-                size += Int64(chunk.readableBytes)
+            while let next = try await chunks.next() {
+                size += Int64(next.readableBytes)
                 guard size <= maximumSize else { throw BlobStoreError.tooLarge(maximumSize: maximumSize) }
-                chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-                var chunk = chunk
+                next.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+                var chunk = next
                 while chunk.readableBytes > 0 {
+                    // A full part goes up only once more bytes follow it: a body of exactly one part is one PUT.
+                    if part.readableBytes == partSize {
+                        try await upload.send(part, client: client)
+                        part = ByteBuffer()
+                        part.reserveCapacity(partSize)
+                    }
                     var slice = chunk.readSlice(length: min(chunk.readableBytes, partSize - part.readableBytes))!
                     part.writeBuffer(&slice)
-                    guard part.readableBytes == partSize else { continue }
-                    if uploadID == nil { uploadID = try await client.createMultipartUpload(objectKey) }
-                    if let previous = sending {
-                        sending = nil
-                        etags.append(try await previous.value)
-                    }
-                    let (client, id, number, full) = (client, uploadID!, etags.count + 1, part)
-                    sending = Task { try await client.uploadPart(objectKey, uploadID: id, number: number, body: full) }
-                    part = ByteBuffer()
-                    part.reserveCapacity(partSize)
                 }
             }
-            if let uploadID {
-                if let previous = sending {
-                    sending = nil
-                    etags.append(try await previous.value)
-                }
-                if part.readableBytes > 0 {
-                    etags.append(try await client.uploadPart(objectKey, uploadID: uploadID, number: etags.count + 1, body: part))
-                }
-                try await client.completeMultipartUpload(objectKey, uploadID: uploadID, etags: etags)
-            } else {
-                putStarted = true
-                try await client.putObject(objectKey, body: part)
-            }
+            try await upload.finish(part, client: client)
             return StoredBlob(key: key, size: size, sha256: Data(hasher.finalize()).base64EncodedString())
         } catch {
+            await upload.abandon(client: client)
+            guard Self.isServerFailure(error) else { throw error }
+            // The client may still be sending: read on, so that it gets the answer.
+            while size <= maximumSize, let rest = try? await chunks.next() { size += Int64(rest.readableBytes) }
+            throw unavailable(error)
+        }
+    }
+
+    /// Whether `error` came from the object store rather than from the body being written.
+    static func isServerFailure(_ error: any Error) -> Bool {
+        error is S3Client.ServerError || error is S3BlobStoreError
+    }
+
+    /// An error of the object store as the host reads it: `BlobStoreError.unavailable` with the reason.
+    private func unavailable(_ error: any Error) -> any Error {
+        switch error {
+        case let error as S3Client.ServerError: BlobStoreError.unavailable("the object store failed: \(explain(error))")
+        case let error as S3BlobStoreError: BlobStoreError.unavailable("the object store failed: \(error)")
+        default: error
+        }
+    }
+
+    /// One write's way to the server: nothing yet, a multipart upload with its parts, or a single `PUT`.
+    private struct Upload {
+        let objectKey: String
+        var uploadID: String?
+        /// Whether a `CreateMultipartUpload` was sent (its answer may have been lost).
+        var created = false
+        var etags: [String] = []
+        /// The part being sent while the next fills: two parts in memory at most.
+        var sending: Task<String, any Error>?
+        /// Whether the object itself may exist: a `PUT` or `CompleteMultipartUpload` was sent.
+        var objectSent = false
+
+        /// Sends a full part, starting the multipart upload with the first.
+        mutating func send(_ part: ByteBuffer, client: S3Client) async throws {
+            if uploadID == nil {
+                created = true
+                uploadID = try await client.createMultipartUpload(objectKey)
+            }
+            if let previous = sending {
+                sending = nil
+                etags.append(try await previous.value)
+            }
+            let (key, id, number) = (objectKey, uploadID!, etags.count + 1)
+            sending = Task { try await client.uploadPart(key, uploadID: id, number: number, body: part) }
+        }
+
+        /// Sends the last part and completes the upload, or, when the body fit in one part, `PUT`s it.
+        mutating func finish(_ part: ByteBuffer, client: S3Client) async throws {
+            guard let uploadID else {
+                objectSent = true
+                try await client.putObject(objectKey, body: part)
+                return
+            }
+            if let previous = sending {
+                sending = nil
+                etags.append(try await previous.value)
+            }
+            if part.readableBytes > 0 {
+                etags.append(try await client.uploadPart(objectKey, uploadID: uploadID, number: etags.count + 1, body: part))
+            }
+            objectSent = true
+            try await client.completeMultipartUpload(objectKey, uploadID: uploadID, etags: etags)
+        }
+
+        /// Leaves nothing behind: the part in flight stopped, the upload aborted (also one whose creation was
+        /// answered too late to learn its id), and an object whose `PUT` or completion may have gone through deleted.
+        mutating func abandon(client: S3Client) async {
             if let sending {
                 sending.cancel()
                 _ = try? await sending.value
             }
             if let uploadID {
                 try? await client.abortMultipartUpload(objectKey, uploadID: uploadID)
-            } else if putStarted {
-                // A PUT whose answer was lost may have stored the object; it would otherwise stay until the sweep.
-                try? await client.deleteObject(objectKey)
+            } else if created, let uploads = try? await client.listMultipartUploads(keyMarker: nil, uploadIDMarker: nil, prefix: objectKey) {
+                for upload in uploads.uploads where upload.key == objectKey {
+                    try? await client.abortMultipartUpload(objectKey, uploadID: upload.uploadID)
+                }
             }
-            if let error = error as? S3Client.ServerError { throw explain(error) }
-            throw error
+            if objectSent { try? await client.deleteObject(objectKey) }
         }
     }
 
@@ -158,21 +225,25 @@ public struct S3BlobStore: BlobStore {
     private func get(_ key: BlobKey, range: String?) async throws -> HTTPClientResponse {
         do {
             return try await client.send(.GET, key: client.objectKey(key.rawValue), headers: range.map { [("Range", $0)] } ?? [],
-                                         timeout: .seconds(30))
+                                         timeout: timeout)
         } catch let error as S3Client.ServerError where error.status == .notFound {
             throw BlobStoreError.notFound(key)
-        } catch let error as S3Client.ServerError {
-            throw explain(error)
+        } catch {
+            throw unavailable(error)
         }
     }
 
     /// Deletes an object; a missing one is no error.
     public func delete(_ key: BlobKey) async throws {
-        do { try await client.deleteObject(client.objectKey(key.rawValue)) } catch let error as S3Client.ServerError { throw explain(error) }
+        do { try await client.deleteObject(client.objectKey(key.rawValue)) } catch { throw unavailable(error) }
     }
 
     /// Deletes objects under the prefix that are blob keys not in `referenced`, and aborts multipart
-    /// uploads, when their `LastModified` (or `Initiated`) is older than `grace`.
+    /// uploads, when they are older than `grace`.
+    ///
+    /// Age is read from the key, which carries the time the writing host made it (`BlobKey/createdAt`): a server
+    /// whose `LastModified` or `Initiated` is wrong (some report every upload as years old) never gets another
+    /// host's upload in progress removed. Only keys made before keys carried their time fall back on the server's.
     public func collectGarbage(referenced: Set<BlobKey>, grace: TimeInterval) async throws -> Int {
         let cutoff = Date().addingTimeInterval(-grace)
         var removed = 0
@@ -182,7 +253,7 @@ public struct S3BlobStore: BlobStore {
             for object in page.contents {
                 guard object.key.hasPrefix(s3Location.prefix),
                       let key = BlobKey(String(object.key.dropFirst(s3Location.prefix.count))), !referenced.contains(key),
-                      let modified = S3Timestamp.parse(object.lastModified), modified < cutoff else { continue }
+                      let made = key.createdAt ?? S3Timestamp.parse(object.lastModified), made < cutoff else { continue }
                 try await client.deleteObject(object.key)
                 removed += 1
             }
@@ -192,7 +263,8 @@ public struct S3BlobStore: BlobStore {
         repeat {
             let page = try await client.listMultipartUploads(keyMarker: marker.key, uploadIDMarker: marker.uploadID)
             for upload in page.uploads {
-                guard let initiated = S3Timestamp.parse(upload.initiated), initiated < cutoff else { continue }
+                let key = upload.key.hasPrefix(s3Location.prefix) ? BlobKey(String(upload.key.dropFirst(s3Location.prefix.count))) : nil
+                guard let started = key?.createdAt ?? S3Timestamp.parse(upload.initiated), started < cutoff else { continue }
                 try await client.abortMultipartUpload(upload.key, uploadID: upload.uploadID)
                 removed += 1
             }

@@ -26,10 +26,14 @@ struct S3Client: Sendable {
         var description: String { "\(status.code) \(code)\(message.isEmpty ? "" : ": \(message)")" }
     }
 
-    init(location: S3Location, credentials: S3Credentials, http: HTTPClient) {
+    /// How long one call may take, its retries included (a part of a multipart upload is one call).
+    let timeout: TimeAmount
+
+    init(location: S3Location, credentials: S3Credentials, http: HTTPClient, timeout: TimeAmount = S3BlobStore.defaultTimeout) {
         self.location = location
         self.signer = SignatureV4(credentials: credentials, region: location.region)
         self.http = http
+        self.timeout = timeout
     }
 
     /// The object key for a blob key.
@@ -40,8 +44,12 @@ struct S3Client: Sendable {
     /// Sends a signed request and returns the response once its head arrived; a non-2xx answer is thrown
     /// as ``ServerError`` unless `accepting` lists it.
     /// `headers` are sent unsigned (such as `Range`).
+    ///
+    /// `timeout` bounds the whole call, the retries of a 5xx answer included: when it passes, the call throws
+    /// ``S3BlobStoreError/unreachable(_:)`` saying how long it waited.
     func send(_ method: HTTPMethod, key: String? = nil, query: [(name: String, value: String)] = [], headers: [(String, String)] = [],
               body: ByteBuffer? = nil, timeout: TimeAmount, accepting: Set<UInt> = []) async throws -> HTTPClientResponse {
+        let deadline = NIODeadline.now() + timeout
         let path = "/\(location.bucket)" + (key.map { "/\($0)" } ?? "")
         let date = Date()
         let amzDate = SignatureV4.amzDate(date)
@@ -67,16 +75,25 @@ struct S3Client: Sendable {
         while true {
             let response: HTTPClientResponse
             do {
-                response = try await http.execute(request, timeout: timeout)
+                response = try await http.execute(request, deadline: deadline)
+            } catch let error as HTTPClientError where error == .deadlineExceeded {
+                throw S3BlobStoreError.unreachable("the S3 endpoint \(location.endpoint.absoluteString) did not answer within \(Self.seconds(timeout)) s")
             } catch {
                 throw S3BlobStoreError.unreachable("cannot reach the S3 endpoint \(location.endpoint.absoluteString): \(Self.describe(error))")
             }
             if (200..<300).contains(response.status.code) || accepting.contains(response.status.code) { return response }
             let error = try await serverError(response)
-            guard attempt < Self.maximumAttempts, [500, 502, 503, 504].contains(response.status.code) else { throw error }
-            try await Task.sleep(for: .milliseconds(250 << (attempt - 1)))
+            let pause = TimeAmount.milliseconds(250 << (attempt - 1))
+            guard attempt < Self.maximumAttempts, [500, 502, 503, 504].contains(response.status.code), .now() + pause < deadline else { throw error }
+            try await Task.sleep(for: .nanoseconds(pause.nanoseconds))
             attempt += 1
         }
+    }
+
+    /// `timeout` in seconds, as people write it: `30`, `2.5`.
+    static func seconds(_ timeout: TimeAmount) -> String {
+        let seconds = Double(timeout.nanoseconds) / 1e9
+        return seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 
     /// How many times a request answered with a server error (5xx) is sent, the first included.
@@ -84,7 +101,7 @@ struct S3Client: Sendable {
 
     /// Sends a request and collects its (small, XML) answer.
     func sendCollecting(_ method: HTTPMethod, key: String? = nil, query: [(name: String, value: String)] = [],
-                        body: ByteBuffer? = nil, timeout: TimeAmount = .seconds(30), accepting: Set<UInt> = []) async throws -> (HTTPResponseStatus, ByteBuffer) {
+                        body: ByteBuffer? = nil, timeout: TimeAmount, accepting: Set<UInt> = []) async throws -> (HTTPResponseStatus, ByteBuffer) {
         let response = try await send(method, key: key, query: query, body: body, timeout: timeout, accepting: accepting)
         return (response.status, try await response.body.collect(upTo: 16 * 1024 * 1024))
     }
@@ -120,41 +137,41 @@ struct S3Client: Sendable {
     func listObjects(continuation: String?) async throws -> ListBucketResult {
         var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", location.prefix)]
         if let continuation { query.append(("continuation-token", continuation)) }
-        let (_, body) = try await sendCollecting(.GET, query: query)
+        let (_, body) = try await sendCollecting(.GET, query: query, timeout: timeout)
         return try XMLDecoder().decode(ListBucketResult.self, from: Data(buffer: body))
     }
 
     /// One page of `ListMultipartUploads` under the store's prefix.
-    func listMultipartUploads(keyMarker: String?, uploadIDMarker: String?) async throws -> ListMultipartUploadsResult {
-        var query: [(name: String, value: String)] = [("uploads", ""), ("prefix", location.prefix)]
+    func listMultipartUploads(keyMarker: String?, uploadIDMarker: String?, prefix: String? = nil) async throws -> ListMultipartUploadsResult {
+        var query: [(name: String, value: String)] = [("uploads", ""), ("prefix", prefix ?? location.prefix)]
         if let keyMarker { query.append(("key-marker", keyMarker)) }
         if let uploadIDMarker { query.append(("upload-id-marker", uploadIDMarker)) }
-        let (_, body) = try await sendCollecting(.GET, query: query)
+        let (_, body) = try await sendCollecting(.GET, query: query, timeout: timeout)
         return try XMLDecoder().decode(ListMultipartUploadsResult.self, from: Data(buffer: body))
     }
 
     /// Creates the bucket (for tests and first set-up).
     func createBucket() async throws {
-        _ = try await sendCollecting(.PUT)
+        _ = try await sendCollecting(.PUT, timeout: timeout)
     }
 
     func putObject(_ key: String, body: ByteBuffer) async throws {
-        _ = try await sendCollecting(.PUT, key: key, body: body, timeout: .minutes(5))
+        _ = try await sendCollecting(.PUT, key: key, body: body, timeout: timeout)
     }
 
     /// Deletes an object; a missing one is fine (S3 answers 204 either way, some servers 404).
     func deleteObject(_ key: String) async throws {
-        _ = try await sendCollecting(.DELETE, key: key, accepting: [404])
+        _ = try await sendCollecting(.DELETE, key: key, timeout: timeout, accepting: [404])
     }
 
     func createMultipartUpload(_ key: String) async throws -> String {
-        let (_, body) = try await sendCollecting(.POST, key: key, query: [("uploads", "")])
+        let (_, body) = try await sendCollecting(.POST, key: key, query: [("uploads", "")], timeout: timeout)
         return try XMLDecoder().decode(InitiateMultipartUploadResult.self, from: Data(buffer: body)).uploadID
     }
 
     /// Uploads one part; returns its ETag.
     func uploadPart(_ key: String, uploadID: String, number: Int, body: ByteBuffer) async throws -> String {
-        let response = try await send(.PUT, key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)], body: body, timeout: .minutes(5))
+        let response = try await send(.PUT, key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)], body: body, timeout: timeout)
         _ = try await response.body.collect(upTo: 1024 * 1024)
         guard let etag = response.headers.first(name: "ETag") else {
             throw S3BlobStoreError.requestFailed("the S3 server returned no ETag for part \(number)")
@@ -165,7 +182,7 @@ struct S3Client: Sendable {
     func completeMultipartUpload(_ key: String, uploadID: String, etags: [String]) async throws {
         let parts = CompleteMultipartUpload(parts: etags.enumerated().map { .init(partNumber: $0.offset + 1, etag: $0.element) })
         let xml = try XMLEncoder().encode(parts, withRootKey: "CompleteMultipartUpload")
-        let (status, body) = try await sendCollecting(.POST, key: key, query: [("uploadId", uploadID)], body: ByteBuffer(bytes: xml), timeout: .minutes(5))
+        let (status, body) = try await sendCollecting(.POST, key: key, query: [("uploadId", uploadID)], body: ByteBuffer(bytes: xml), timeout: timeout)
         // S3 may answer 200 and still fail: the error is in the body.
         if let error = try? XMLDecoder().decode(ErrorResponse.self, from: Data(buffer: body)), let code = error.code {
             throw ServerError(status: status, code: code, message: error.message ?? "", bucketRegion: nil)
@@ -173,7 +190,7 @@ struct S3Client: Sendable {
     }
 
     func abortMultipartUpload(_ key: String, uploadID: String) async throws {
-        _ = try await sendCollecting(.DELETE, key: key, query: [("uploadId", uploadID)], accepting: [404])
+        _ = try await sendCollecting(.DELETE, key: key, query: [("uploadId", uploadID)], timeout: timeout, accepting: [404])
     }
 }
 

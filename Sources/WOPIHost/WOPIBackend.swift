@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import Logging
 import WOPICore
 
 /// What every route works with: the stores, the token signer and the configuration.
@@ -76,6 +77,18 @@ public struct WOPIBackend: Sendable {
     }
 
     // MARK: Bodies
+
+    /// `file`'s body, streamed from the blob store as a response body. A body the store cuts off after the status
+    /// went out is logged with the bytes sent and counted (`wopi_document_read_errors_total`).
+    func responseBody(of file: FileRecord, logger: Logger) async throws -> ResponseBody {
+        let metrics = configuration.monitor.metrics
+        return ResponseBody(blob: try await blobs.read(file.blobKey, size: file.size)) { sent, error in
+            metrics?.recordDocumentReadError()
+            logger.error("a document body was cut off while it was sent", metadata: [
+                "file": "\(file.id)", "sent": "\(sent)", "size": "\(file.size)", "error": "\(error)",
+            ])
+        }
+    }
 
     /// Deletes a body no file refers to any more, after ``WOPIHostConfiguration/retiredBodyGracePeriod``.
     /// If the process stops first, start-up garbage collection removes it.

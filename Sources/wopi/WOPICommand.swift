@@ -28,7 +28,7 @@ struct WOPICommand: AsyncParsableCommand {
             SimulateCommand.self,
             ActivitiesCommand.self, SharesCommand.self,
             ValidateCommand.self, ValidatorCommand.self, ProofCommand.self, CheckHostCommand.self, OnboardingCommand.self,
-            LocksCommand.self, ConfigCommand.self, AuditCommand.self, TrashCommand.self,
+            LocksCommand.self, ConfigCommand.self, AuditCommand.self, TrashCommand.self, BlobsCommand.self,
         ]
     )
 

@@ -21,6 +21,7 @@ struct OperationsMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         } catch {
             if error is StoreUnavailable { metrics.recordStoreUnavailable() }
+            if case BlobStoreError.unavailable = error { metrics.recordBlobStoreUnavailable() }
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
             metrics.recordRequest(operation: operation, status: status, duration: ContinuousClock.now - start)
             throw error

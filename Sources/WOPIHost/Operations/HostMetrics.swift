@@ -28,6 +28,18 @@ public final class HostMetrics: Sendable {
         _ = CoreMetrics.Counter(label: "wopi_lock_conflicts_total", factory: factory)
         _ = CoreMetrics.Counter(label: "wopi_putfile_bytes_total", factory: factory)
         _ = CoreMetrics.Counter(label: "wopi_store_unavailable_total", factory: factory)
+        _ = CoreMetrics.Counter(label: "wopi_blob_store_unavailable_total", factory: factory)
+        _ = CoreMetrics.Counter(label: "wopi_document_read_errors_total", factory: factory)
+    }
+
+    /// A request the document store (the blob store) could not serve: `wopi_blob_store_unavailable_total`.
+    public func recordBlobStoreUnavailable() {
+        CoreMetrics.Counter(label: "wopi_blob_store_unavailable_total", factory: factory).increment()
+    }
+
+    /// A document body cut off while it was being sent, after its status went out: `wopi_document_read_errors_total`.
+    public func recordDocumentReadError() {
+        CoreMetrics.Counter(label: "wopi_document_read_errors_total", factory: factory).increment()
     }
 
     /// One request answered: `wopi_requests_total{operation,status}` and `wopi_request_duration_seconds{operation}`.

@@ -63,7 +63,7 @@ struct FilesController<Context: RequestContext>: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
         headers[.wopiItemVersion] = file.versionString
-        return Response(status: .ok, headers: headers, body: ResponseBody(blob: try await backend.blobs.read(file.blobKey, size: file.size)))
+        return Response(status: .ok, headers: headers, body: try await backend.responseBody(of: file, logger: context.logger))
     }
 
     @Sendable func enumerateAncestors(_ request: Request, context: Context) async throws -> Response {

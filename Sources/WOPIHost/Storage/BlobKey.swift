@@ -13,8 +13,20 @@ public struct BlobKey: Sendable, Hashable, CustomStringConvertible {
         self.rawValue = rawValue
     }
 
-    /// A fresh, unique key.
-    public static func random() -> BlobKey { BlobKey(ResourceID.random().rawValue)! }
+    /// A fresh, unique key. It ends with the time it was made (`-` and milliseconds since 1970 in base 36), so a
+    /// sweep judges a body's age by the clock of the host that wrote it, never by the store's own timestamps.
+    public static func random(at time: Date = Date()) -> BlobKey {
+        let milliseconds = Int64((time.timeIntervalSince1970 * 1000).rounded(.down))
+        return BlobKey(ResourceID.random().rawValue + "-" + String(milliseconds, radix: 36))!
+    }
+
+    /// When ``random(at:)`` made the key; `nil` for a key of another form (one made before keys carried their time).
+    public var createdAt: Date? {
+        guard let dash = rawValue.lastIndex(of: "-"), let milliseconds = Int64(rawValue[rawValue.index(after: dash)...], radix: 36) else {
+            return nil
+        }
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
 
     /// The raw value.
     public var description: String { rawValue }

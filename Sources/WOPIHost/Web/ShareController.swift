@@ -196,7 +196,7 @@ struct ShareController<Context: RequestContext>: Sendable {
         headers[.xContentTypeOptions] = "nosniff"
         headers[.contentLength] = String(file.size)
         guard withBody else { return Response(status: .ok, headers: headers, body: ResponseBody()) }
-        return Response(status: .ok, headers: headers, body: ResponseBody(blob: try await backend.blobs.read(file.blobKey, size: file.size)))
+        return Response(status: .ok, headers: headers, body: try await backend.responseBody(of: file, logger: context.logger))
     }
 }
 

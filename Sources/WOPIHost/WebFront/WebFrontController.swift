@@ -186,7 +186,7 @@ struct WebFrontController<Context: RequestContext>: Sendable {
         headers[.contentDisposition] = "attachment; filename*=UTF-8''\(file.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "download")"
         headers[.cacheControl] = "no-store"
         headers[.xContentTypeOptions] = "nosniff"
-        return Response(status: .ok, headers: headers, body: ResponseBody(blob: try await backend.blobs.read(file.blobKey, size: file.size)))
+        return Response(status: .ok, headers: headers, body: try await backend.responseBody(of: file, logger: context.logger))
     }
 
     // MARK: Sessions and requests

@@ -104,8 +104,11 @@ struct ServeCommand: AsyncParsableCommand {
         try await folder.store.setHostSetting(String(operations.keepVersions), named: OperationsOptions.keepVersionsSetting)
         configuration.webClients = try await loadWebClients(logger: logger)
         let backend = try await folder.backend(configuration: configuration)
-        let collected = try await folder.blobs.collectGarbage(referenced: try await folder.store.referencedBlobs())
-        if collected > 0 { logger.notice("removed \(collected) orphaned upload(s)") }
+        // Orphaned bodies and unfinished uploads: swept before the host listens, and every hour while it runs.
+        let orphans = OrphanedBodySweep(store: folder.store, blobs: folder.blobs, logger: logger)
+        await orphans.sweep()
+        let sweep = Task { await orphans.run() }
+        defer { sweep.cancel() }
 
         let demo = try await DemoProvisioning.provisionIfEmpty(folder)
         if let demo { printWelcome(demo, backend: backend) }

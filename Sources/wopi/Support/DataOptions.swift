@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOCore
 import WOPIBlobStoreS3
 import WOPICore
 import WOPIHost
@@ -34,6 +35,15 @@ struct DataOptions: ParsableArguments {
         """, valueName: "file"))
     var s3Credentials: String?
 
+    @Option(name: .long, help: ArgumentHelp("""
+        How long one call to the S3 server may take, in seconds, before the request that made it fails with 503 and its \
+        save is abandoned (env WOPI_S3_TIMEOUT; default 30). Each part of a large upload is one call.
+        """, valueName: "seconds"))
+    var s3Timeout: String?
+
+    /// The environment variable that bounds one S3 call when `--s3-timeout` is absent.
+    static let s3TimeoutVariable = "WOPI_S3_TIMEOUT"
+
     /// The environment variable that names the database when `--database` is absent.
     static let databaseVariable = "WOPI_DATABASE_URL"
     /// The environment variable that names the blob store when `--blobs` is absent.
@@ -43,6 +53,7 @@ struct DataOptions: ParsableArguments {
         do {
             _ = try databaseURL()
             _ = try s3Location()
+            _ = try s3CallTimeout()
         } catch let error as CLIError.InvalidInput { throw ValidationError(error.description) }
     }
 
@@ -57,6 +68,15 @@ struct DataOptions: ParsableArguments {
         do { return try S3Location(parsing: text) } catch {
             throw CLIError.InvalidInput("\(blobs == nil ? Self.blobsVariable : "--blobs"): \(error)")
         }
+    }
+
+    /// `--s3-timeout`, else `WOPI_S3_TIMEOUT`, else the store's default.
+    func s3CallTimeout(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TimeAmount {
+        guard let text = s3Timeout ?? environment[Self.s3TimeoutVariable].flatMap({ $0.isEmpty ? nil : $0 }) else { return S3BlobStore.defaultTimeout }
+        guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+            throw CLIError.InvalidInput("\(s3Timeout == nil ? Self.s3TimeoutVariable : "--s3-timeout"): '\(text)' is not a number of seconds from 0 to 3600")
+        }
+        return .nanoseconds(Int64(seconds * 1e9))
     }
 
     /// `--database`, else `WOPI_DATABASE_URL`, parsed; `nil` for the embedded SQLite store.
@@ -91,7 +111,7 @@ struct DataOptions: ParsableArguments {
         }
         let http = S3BlobStore.makeHTTPClient()
         do {
-            let store = try await S3BlobStore.connect(to: location, credentials: credentials, http: http)
+            let store = try await S3BlobStore.connect(to: location, credentials: credentials, http: http, callTimeout: try s3CallTimeout())
             let storage = try await open(database: url, blobStore: store, connections: connections, logger: logger)
             return HostStorage(store: storage.store, blobs: storage.blobs, close: {
                 await storage.close()
