@@ -119,7 +119,8 @@ struct WebClientSession: SimulationStepping {
         guard response.status == 200 else {
             throw SimulationFailure(step: .checkFileInfo, reason: "CheckFileInfo must answer 200", response: response)
         }
-        if let problem = client.checkFileInfoProblems(response.body).first {
+        let findings = client.checkFileInfoFindings(response.body)
+        if let problem = findings.failures.first {
             throw SimulationFailure(step: .checkFileInfo, reason: problem, response: response)
         }
         let summary: CheckFileInfoSummary
@@ -140,8 +141,10 @@ struct WebClientSession: SimulationStepping {
         if client == .officeWeb, let blocker = summary.editingBlocker {
             throw SimulationFailure(step: .checkFileInfo, reason: "\(blocker), so Office for the web would not edit the file", response: response)
         }
-        report(.checkFileInfo, "'\(summary.baseFileName)', \(summary.size) bytes, Version \(summary.version), PostMessageOrigin \(origin); "
-            + client.requiredProperties.map(\.name).joined(separator: ", ") + " present")
+        // What the client works without is noted, never a reason to stop.
+        let warnings = findings.warnings.isEmpty ? "" : "; warning: " + findings.warnings.joined(separator: "; ")
+        report(.checkFileInfo, "'\(summary.baseFileName)', \(summary.size) bytes, Version \(summary.version), PostMessageOrigin \(origin.isEmpty ? "not given" : origin); "
+            + client.requiredProperties.map(\.name).joined(separator: ", ") + " present" + warnings)
         return FileInfo(summary: summary, lastModifiedTime: object["LastModifiedTime"]?.stringValue,
                         templateSource: client == .collabora ? object["TemplateSource"]?.stringValue : nil)
     }
