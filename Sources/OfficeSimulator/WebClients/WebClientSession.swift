@@ -30,10 +30,12 @@ struct WebClientSession: SimulationStepping {
         var templateSource: String?
     }
 
-    /// Unlocks, best effort and unreported, the lock still held after a failed step.
-    func releaseHeldLock() async {
-        guard let (wopi, lock) = heldLock else { return }
-        _ = try? await simulator.transport.send(wopi.lockOperation("UNLOCK", lock: lock))
+    /// Unlocks the lock still held after a failed step; returns what could not be put back.
+    func releaseHeldLock() async -> [String] {
+        guard let (wopi, lock) = heldLock else { return [] }
+        let answer = try? await simulator.transport.send(wopi.lockOperation("UNLOCK", lock: lock))
+        guard answer?.status != 200 else { return [] }
+        return ["\(OfficeSimulator.redacted(wopi.wopiSrc)) is still locked by '\(lock)': Unlock failed; it expires within 30 minutes"]
     }
 
     mutating func run() async throws(SimulationFailure) -> SimulationResult {
