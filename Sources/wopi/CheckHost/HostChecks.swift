@@ -83,6 +83,7 @@ struct HostChecks: Sendable {
         for client in clients { report(client.requiredPropertiesCheck(checkFileInfo: body)) }
         let containers = MobileRules.containersAndDelete(checkFileInfo: body)
         report(containers)
+        report(await getLockOnUnlockedFile(body, transport))
         report(await licensingAgainstFolder(body, transport))
 
         var urls: [(role: String, url: String)] = [("WOPISrc", wopiSrc)]
@@ -105,6 +106,22 @@ struct HostChecks: Sendable {
         }
         report(MobileRules.https(urls))
         return body
+    }
+
+    /// GetLock on the file, judged by ``MobileRules/getLockOnUnlockedFile(_:)`` when CheckFileInfo sets SupportsGetLock.
+    private func getLockOnUnlockedFile(_ fileInfo: Data, _ transport: AsyncHTTPClientTransport) async -> ReadinessCheck {
+        guard ((try? JSONSerialization.jsonObject(with: fileInfo)) as? [String: Any])?["SupportsGetLock"] as? Bool == true else {
+            return ReadinessCheck(suite: MobileRules.suite, name: MobileRules.getLockRuleName, outcome: .skipped, detail: "CheckFileInfo does not set SupportsGetLock")
+        }
+        guard let url = fileURL() else {
+            return ReadinessCheck(suite: MobileRules.suite, name: MobileRules.getLockRuleName, outcome: .failed, detail: "the WOPISrc does not form a URL")
+        }
+        let request = SimulatorRequest(method: "POST", url: url, headers: [SimulatorHeader("X-WOPI-Override", "GET_LOCK")], body: Data())
+        do {
+            return MobileRules.getLockOnUnlockedFile(try await transport.send(request))
+        } catch {
+            return ReadinessCheck(suite: MobileRules.suite, name: MobileRules.getLockRuleName, outcome: .failed, detail: "GetLock got no answer: \(error)")
+        }
     }
 
     /// EnumerateAncestors to the file's folder, CheckContainerInfo there, and the licensing comparison.
