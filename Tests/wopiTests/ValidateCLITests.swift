@@ -58,7 +58,7 @@ import WOPIValidator
             let base = ["check-host", "--wopi-src", host.wopiSrc("F1"), "--access-token", FaultyWOPIHost.token, "--testcases", testcases]
             let refused = try await ScenarioCLITests.run(base, timeout: 600)
             let scratchLine = try #require(Self.lines(refused.stdout).first { $0.contains("validator scratch-file") }, "\(refused.stdout)")
-            #expect(scratchLine.hasPrefix("[FAIL] validator scratch-file: PutRelativeFile could not create check-host-"), "\(scratchLine)")
+            #expect(scratchLine.hasPrefix("[FAIL] validator scratch-file: PutRelativeFile gave no scratch file check-host-"), "\(scratchLine)")
             #expect(scratchLine.contains("(HTTP 501, body: unsupported operation PUT_RELATIVE for POST /wopi/files/F1?access_token=[redacted]"),
                     "\(scratchLine)")
             #expect(scratchLine.contains("--scratch-file and --scratch-token"))

@@ -167,7 +167,7 @@ struct HostChecks: Sendable {
                 report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .passed, detail: "created \(scratchName) with PutRelativeFile"))
             case .failure(let reason):
                 report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .failed,
-                                      detail: "PutRelativeFile could not create \(scratchName) beside the file (\(reason)), so Microsoft's "
+                                      detail: "PutRelativeFile gave no scratch file \(scratchName) beside the file (\(reason)), so Microsoft's "
                                         + "validator cannot run; name an existing .wopitest file with --scratch-file and --scratch-token"))
                 return
             }
@@ -235,11 +235,16 @@ struct HostChecks: Sendable {
                 let body = String(Console.redact(String(decoding: answer.body, as: UTF8.self)).split(whereSeparator: \.isNewline).joined(separator: " "))
                 let excerpt = body.isEmpty ? "no body"
                     : "body: " + String(body.prefix(TestCaseResult.bodyExcerptLength)) + (body.count > TestCaseResult.bodyExcerptLength ? "…" : "")
-                guard answer.status == 200 else { return .failure(ScratchFailure("HTTP \(answer.status), \(excerpt)")) }
+                guard answer.status == 200 else {
+                    // A host may make the file and still answer an error: it is deleted all the same.
+                    let leftover = await deleteUnannounced(named: name, transport)
+                    return .failure(ScratchFailure("HTTP \(answer.status), \(excerpt); \(leftover)"))
+                }
                 guard let link = ((try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any])?["Url"] as? String,
                       var components = URLComponents(string: link),
                       let token = components.queryItems?.first(where: { $0.name == "access_token" })?.value else {
-                    return .failure(ScratchFailure("HTTP 200 without a Url holding an access_token, \(excerpt)"))
+                    let leftover = await deleteUnannounced(named: name, transport)
+                    return .failure(ScratchFailure("HTTP 200 without a Url holding an access_token, \(excerpt); \(leftover)"))
                 }
                 Console.addSecrets([token])
                 components.queryItems = components.queryItems?.filter { $0.name != "access_token" }
@@ -250,6 +255,29 @@ struct HostChecks: Sendable {
         } catch {
             return .failure(ScratchFailure("no answer: \(error)"))
         }
+    }
+
+    /// Finds `name` in the file's folder (EnumerateAncestors, EnumerateChildren) after PutRelativeFile
+    /// failed, and deletes it if the host made it anyway; says what became of it.
+    private func deleteUnannounced(named name: String, _ transport: AsyncHTTPClientTransport) async -> String {
+        let unknown = "whether the host made \(name) anyway cannot be told without its folder listing (EnumerateAncestors, EnumerateChildren); delete it by hand if it is there"
+        guard let url = fileURL("/ancestry"), let answer = try? await transport.send(SimulatorRequest(method: "GET", url: url)), answer.status == 200,
+              let ancestors = ((try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any])?["AncestorsWithRootFirst"] as? [[String: Any]],
+              let folderLink = ancestors.last?["Url"] as? String, var folder = URLComponents(string: folderLink) else { return unknown }
+        folder.path += "/children"
+        guard let childrenURL = folder.url, let listing = try? await transport.send(SimulatorRequest(method: "GET", url: childrenURL)), listing.status == 200,
+              let children = ((try? JSONSerialization.jsonObject(with: listing.body)) as? [String: Any])?["ChildFiles"] as? [[String: Any]] else {
+            return unknown
+        }
+        guard let made = children.first(where: { $0["Name"] as? String == name }) else { return "the host did not make \(name)" }
+        guard let link = made["Url"] as? String, let fileURL = URL(string: link) else {
+            return "the host made \(name) anyway, without a Url to delete it by; delete it by hand"
+        }
+        let delete = SimulatorRequest(method: "POST", url: fileURL, headers: [SimulatorHeader("X-WOPI-Override", "DELETE")], body: Data())
+        guard let deleted = try? await transport.send(delete), deleted.status == 200 else {
+            return "the host made \(name) anyway and DeleteFile did not remove it; delete it by hand"
+        }
+        return "the host made \(name) anyway; it is deleted"
     }
 
     /// Why the scratch file could not be made.
