@@ -107,7 +107,7 @@ struct MobileRulesTests {
     @Test("GetLock on an unlocked file: 200 with an empty X-WOPI-Lock passes; 404 or no header fails naming GetLock.rst; a locked file is not judged")
     func getLockOnUnlockedFile() {
         func answer(_ status: Int, _ lock: String?) -> SimulatorResponse {
-            SimulatorResponse(status: status, headers: lock.map { [SimulatorHeader("X-WOPI-Lock", $0)] } ?? [], body: Data(status == 404 ? "no lock".utf8 : []))
+            SimulatorResponse(status: status, headers: lock.map { [SimulatorHeader("X-WOPI-Lock", $0)] } ?? [], body: status == 404 ? Data("no lock".utf8) : Data())
         }
         let passed = MobileRules.getLockOnUnlockedFile(answer(200, ""))
         #expect(passed.outcome == .passed && passed.suite == "rule" && passed.name == "getlock.unlocked-file", "\(passed)")
