@@ -4,17 +4,26 @@ import NIOCore
 import NIOHTTP1
 
 /// An ``HTTPTransport`` over AsyncHTTPClient: redirects disabled, no response decompression (a body is
-/// judged as the server sent it), a 3-second connect timeout and a per-request timeout.
+/// judged as the server sent it), a 3-second connect timeout, a per-request timeout and a body limit
+/// enforced while the body is read. Every failure it throws is a ``TransportFailure``, in plain words.
 ///
 /// It owns its `HTTPClient`; use ``withTransport(timeout:maximumBodySize:_:)``, which always shuts it down.
 public struct AsyncHTTPClientTransport: HTTPTransport {
     private let client: HTTPClient
     private let timeout: TimeAmount
     private let maximumBodySize: Int
+    private let timeoutSeconds: Int
 
-    private init(client: HTTPClient, timeout: TimeAmount, maximumBodySize: Int) {
+    /// The largest response body every `wopi` command accepts unless told otherwise: 64 MiB.
+    public static let defaultMaximumBodySize = 64 << 20
+
+    /// How long a connection may take to open.
+    static let connectTimeoutSeconds = 3
+
+    private init(client: HTTPClient, timeout: TimeAmount, timeoutSeconds: Int, maximumBodySize: Int) {
         self.client = client
         self.timeout = timeout
+        self.timeoutSeconds = timeoutSeconds
         self.maximumBodySize = maximumBodySize
     }
 
@@ -22,23 +31,24 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     ///
     /// - Parameters:
     ///   - timeout: The longest one request may take, from connecting to the last byte.
-    ///   - maximumBodySize: The largest response body accepted, in bytes; a longer one makes
-    ///     ``send(_:)`` throw. The default, 512 MiB, leaves room for large documents.
+    ///   - maximumBodySize: The largest response body accepted, in bytes; reading stops there and
+    ///     ``send(_:)`` throws. The default is ``defaultMaximumBodySize``, 64 MiB.
     ///   - body: What to do with the transport.
     public static func withTransport<Result: Sendable>(
         timeout: Duration = .seconds(60),
-        maximumBodySize: Int = 512 << 20,
+        maximumBodySize: Int = defaultMaximumBodySize,
         _ body: (AsyncHTTPClientTransport) async throws -> Result
     ) async throws -> Result {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
         // A refused connection is retried until the connect timeout; keep it short so a dead host fails fast.
-        configuration.timeout.connect = .seconds(3)
+        configuration.timeout.connect = .seconds(Int64(connectTimeoutSeconds))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        let transport = AsyncHTTPClientTransport(client: client, timeout: .nanoseconds(nanoseconds), maximumBodySize: maximumBodySize)
+        let transport = AsyncHTTPClientTransport(client: client, timeout: .nanoseconds(nanoseconds), timeoutSeconds: Int(seconds),
+                                                 maximumBodySize: maximumBodySize)
         let result: Result
         do {
             result = try await body(transport)
@@ -50,14 +60,25 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return result
     }
 
-    /// Sends the request and collects the whole answer; throws when the server cannot be reached, the
-    /// request times out or the body is longer than the maximum.
+    /// Sends the request and collects the whole answer; throws a ``TransportFailure`` when the server
+    /// cannot be reached, the request times out or the body is longer than the maximum.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var outgoing = head(of: request)
         if let body = request.body {
             outgoing.body = .bytes(ByteBuffer(bytes: body))
         }
-        return try await answer(to: client.execute(outgoing, timeout: timeout))
+        do {
+            return try await answer(to: client.execute(outgoing, timeout: timeout))
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// `error` in plain words.
+    private func failure(_ error: any Error) -> TransportFailure {
+        TransportFailure.from(error, timeout: timeoutSeconds, connectTimeout: Self.connectTimeoutSeconds, maximumBodySize: maximumBodySize)
     }
 
     /// Sends the head and the first `byteCount` bytes of the body, announcing the whole length,
@@ -77,7 +98,11 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             return nil
         }
-        return try await answer(to: response)
+        do {
+            return try await answer(to: response)
+        } catch {
+            throw failure(error)
+        }
     }
 
     private func head(of request: TransportRequest) -> HTTPClientRequest {

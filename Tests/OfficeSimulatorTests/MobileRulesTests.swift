@@ -103,4 +103,21 @@ struct MobileRulesTests {
         #expect(check.outcome == .failed && check.detail.hasPrefix("tokenIssuance_uri http://c.example/token is not https"))
         #expect(MobileRules.isLoopback("[::1]") && MobileRules.isLoopback("127.0.0.2") && !MobileRules.isLoopback("10.0.0.1"))
     }
+
+    @Test("GetLock on an unlocked file: 200 with an empty X-WOPI-Lock passes; 404 or no header fails naming GetLock.rst; a locked file is not judged")
+    func getLockOnUnlockedFile() {
+        func answer(_ status: Int, _ lock: String?) -> SimulatorResponse {
+            SimulatorResponse(status: status, headers: lock.map { [SimulatorHeader("X-WOPI-Lock", $0)] } ?? [], body: status == 404 ? Data("no lock".utf8) : Data())
+        }
+        let passed = MobileRules.getLockOnUnlockedFile(answer(200, ""))
+        #expect(passed.outcome == .passed && passed.suite == "rule" && passed.name == "getlock.unlocked-file", "\(passed)")
+        let notFound = MobileRules.getLockOnUnlockedFile(answer(404, nil))
+        #expect(notFound.outcome == .failed, "\(notFound)")
+        #expect(notFound.detail.hasPrefix("GetLock answered HTTP 404 on the file, which no client had locked; it must answer 200 with an empty X-WOPI-Lock"),
+                "\(notFound.detail)")
+        #expect(notFound.detail.contains("GetLock.rst") && notFound.detail.contains("body: no lock"), "\(notFound.detail)")
+        let headerless = MobileRules.getLockOnUnlockedFile(answer(200, nil))
+        #expect(headerless.outcome == .failed && headerless.detail.hasPrefix("GetLock answered 200 without X-WOPI-Lock"), "\(headerless.detail)")
+        #expect(MobileRules.getLockOnUnlockedFile(answer(200, "someone-else")).outcome == .skipped)
+    }
 }

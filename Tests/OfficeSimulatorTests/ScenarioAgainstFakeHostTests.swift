@@ -70,13 +70,15 @@ struct ScenarioAgainstFakeHostTests {
         }
     }
 
-    @Test("rename holds the lock, and the same WOPISrc shows the new name")
+    @Test("rename holds the lock, the same WOPISrc shows the new name, and the file gets its name back before Unlock")
     func renamePasses() async throws {
         try await FakeOfficeHost.withRunning { host in
             let result = try await Self.play(.rename, on: host).0.get()
             #expect(result.steps.contains { $0.name == .checkFileInfoAfterRename && $0.detail.contains("Quarterly report renamed on iOS.docx") })
-            #expect(await host.state.fileNames.contains("Quarterly report renamed on iOS.docx"))
-            #expect(await host.state.operations == ["GET_LOCK", "REFRESH_LOCK", "LOCK", "RENAME_FILE", "UNLOCK"])
+            #expect(result.steps.contains { $0.name == .renameFileBack && $0.detail == "renamed back to 'Quarterly report.docx'" })
+            #expect(await host.state.fileNames.contains("Quarterly report.docx"))
+            #expect(!(await host.state.fileNames.contains("Quarterly report renamed on iOS.docx")))
+            #expect(await host.state.operations == ["GET_LOCK", "REFRESH_LOCK", "LOCK", "RENAME_FILE", "RENAME_FILE", "UNLOCK"])
             #expect(await host.state.lock == nil)
         }
     }
@@ -201,11 +203,37 @@ struct ScenarioAgainstFakeHostTests {
         #expect(failure.reason.contains("'Another name.docx'"))
     }
 
-    @Test("rename catches a host whose rename loses the file id, with the 404")
+    @Test("rename catches a host whose rename loses the file id, with the 404, and says what it could not put back")
     func renameLosesID() async throws {
         let failure = try await Self.failure(.rename, .renameLosesID)
         #expect(failure.step == .checkFileInfoAfterRename)
         #expect(failure.answer?.status == 404)
+        #expect(failure.reason.hasPrefix("the file's WOPISrc answers 404 since the rename"), "\(failure.reason)")
+        #expect(failure.leftovers.count == 1, "\(failure.leftovers)")
+        let leftover = try #require(failure.leftovers.first)
+        #expect(leftover.hasPrefix("'Quarterly report.docx' is now named 'Quarterly report renamed on iOS.docx' and still locked by 'WOPIKit-simulator-"),
+                "\(leftover)")
+    }
+
+    @Test("rename on a host that does not offer renaming is not applicable, and nothing but CheckFileInfo is sent")
+    func renameNotOffered() async throws {
+        try await FakeOfficeHost.withRunning(defect: .noRename) { host in
+            let result = try await Self.play(.rename, on: host, accessToken: nil).0.get()
+            #expect(result.notApplicable?.contains("SupportsRename") == true, "\(result.steps)")
+            let operations = await host.state.operations
+            #expect(operations.isEmpty, "no GetLock, Lock or RenameFile: \(operations)")
+            #expect(!result.steps.contains { $0.name == .getLock || $0.name == .lock })
+        }
+    }
+
+    @Test("after a rename lost the file, a 404 to Lock names the file, not Lock")
+    func notFoundDoesNotBlameLock() async throws {
+        try await FakeOfficeHost.withRunning(defect: .renameLosesID) { host in
+            _ = try await Self.play(.rename, on: host)
+            let failure = try #require(try await Self.play(.conflict, on: host).0.failure)
+            #expect(failure.step == .otherDeviceLock)
+            #expect(failure.reason.hasPrefix("Lock answered 404: the host does not know the file"), "\(failure.reason)")
+        }
     }
 
     @Test("conflict catches a host that gives a second lock instead of 409, and leaves no lock behind")

@@ -31,15 +31,31 @@ struct WebClientProfileTests {
     func problemsAreNamed() throws {
         let missingOrigin = WebClientProfile.officeWeb.requiredPropertiesCheck(checkFileInfo: try Self.body(["PostMessageOrigin": nil]))
         #expect(missingOrigin.outcome == .failed && missingOrigin.detail.hasPrefix("PostMessageOrigin is missing; Office for the web needs it"))
-        let path = WebClientProfile.collabora.requiredPropertiesCheck(checkFileInfo: try Self.body(["PostMessageOrigin": "https://drive.contoso.com/open"]))
+        let path = WebClientProfile.officeWeb.requiredPropertiesCheck(checkFileInfo: try Self.body(["PostMessageOrigin": "https://drive.contoso.com/open"]))
         #expect(path.outcome == .failed && path.detail.contains("is not an origin"), "\(path.detail)")
-        let time = try Self.body(["LastModifiedTime": "2026-11-25 13:54:07.000"])
-        #expect(WebClientProfile.collabora.requiredPropertiesCheck(checkFileInfo: time).detail.contains("LastModifiedTime '2026-11-25 13:54:07.000' is not an ISO 8601 time"))
-        #expect(WebClientProfile.officeWeb.requiredPropertiesCheck(checkFileInfo: time).outcome == .passed, "Office for the web does not read it")
+        #expect(missingOrigin.detail.hasSuffix("(Office for the web: Microsoft's CheckFileInfo page and host page docs (online/hostpage.rst, online/postmessage.rst))"),
+                "the rule names its source: \(missingOrigin.detail)")
         let relative = WebClientProfile.officeWeb.requiredPropertiesCheck(checkFileInfo: try Self.body(["HostEditUrl": "/open/F1"]))
-        #expect(relative.detail == "HostEditUrl '/open/F1' is not an absolute http(s) URL")
+        #expect(relative.detail.hasPrefix("HostEditUrl '/open/F1' is not an absolute http(s) URL (Office for the web: "), "\(relative.detail)")
         let two = WebClientProfile.officeWeb.requiredPropertiesCheck(checkFileInfo: try Self.body(["HostViewUrl": nil, "Version": 3]))
         #expect(two.detail.contains("Version is a number, not a string") && two.detail.contains("HostViewUrl is missing"), "\(two.detail)")
+    }
+
+    @Test("Collabora Online: an opaque LastModifiedTime passes; a missing or odd PostMessageOrigin or LastModifiedTime is a warning naming the source")
+    func collaboraOptionalAndOpaque() throws {
+        let time = try Self.body(["LastModifiedTime": "2026-11-25 13:54:07.000"])
+        let opaque = WebClientProfile.collabora.requiredPropertiesCheck(checkFileInfo: time)
+        #expect(opaque.outcome == .passed, "Collabora Online keeps it as an opaque string: \(opaque.detail)")
+        #expect(WebClientProfile.officeWeb.requiredPropertiesCheck(checkFileInfo: time).outcome == .passed, "Office for the web does not read it")
+        let source = "(Collabora Online: Collabora Online's wsd/reference.md and wsd/wopi/CheckFileInfo.cpp)"
+        for changes in [["PostMessageOrigin": nil], ["PostMessageOrigin": "https://drive.contoso.com/open"], ["LastModifiedTime": nil]] as [[String: Any?]] {
+            let check = WebClientProfile.collabora.requiredPropertiesCheck(checkFileInfo: try Self.body(changes))
+            #expect(check.outcome == .warning && check.detail.hasSuffix(source), "\(changes): \(check.outcome) \(check.detail)")
+        }
+        let missing = WebClientProfile.collabora.requiredPropertiesCheck(checkFileInfo: try Self.body(["PostMessageOrigin": nil]))
+        #expect(missing.detail.hasPrefix("PostMessageOrigin is missing; Collabora Online works without it"), "\(missing.detail)")
+        let owner = WebClientProfile.collabora.requiredPropertiesCheck(checkFileInfo: try Self.body(["OwnerId": nil, "PostMessageOrigin": nil]))
+        #expect(owner.outcome == .failed && owner.detail.hasPrefix("OwnerId is missing; Collabora Online needs it"), "\(owner.detail)")
     }
 
     /// A host that answers the host page only; any other request is a test failure.

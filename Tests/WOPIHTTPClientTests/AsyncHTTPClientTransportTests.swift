@@ -29,11 +29,24 @@ struct AsyncHTTPClientTransportTests {
                 let whole = try await transport.send(TransportRequest(method: "GET", url: base.appending(path: "bytes/1024")))
                 #expect(whole.status == 200)
                 #expect(whole.body == Data(repeating: UInt8(ascii: "x"), count: 1024))
-                await #expect(throws: NIOTooManyBytesError.self, "the cap, not a timeout") {
+                await #expect(throws: TransportFailure(.bodyTooLarge(maximumBytes: 1024)), "the cap, not a timeout") {
                     try await transport.send(TransportRequest(method: "GET", url: base.appending(path: "bytes/1025")))
                 }
+                #expect(TransportFailure(.bodyTooLarge(maximumBytes: 64 << 20)).description == "body over 64 MiB; reading stopped there")
             }
         }
+    }
+
+    @Test("nothing listening is 'connection refused', in words, not an errno")
+    func refusedInWords() async throws {
+        let url = URL(string: "http://127.0.0.1:\(try LocalPort.free())/wopi/files/F1")!
+        _ = try await AsyncHTTPClientTransport.withTransport(timeout: .seconds(30)) { transport in
+            await #expect(throws: TransportFailure(.refused)) {
+                try await transport.send(TransportRequest(method: "GET", url: url))
+            }
+        }
+        #expect(TransportFailure(.refused).description == "connection refused (nothing listens there)")
+        #expect(TransportFailure(.timedOut(seconds: 60)).description == "timed out after 60 s without a complete answer")
     }
 
     @Test("a redirect is answered as sent, never followed")

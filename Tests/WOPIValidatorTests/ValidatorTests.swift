@@ -155,4 +155,12 @@ struct ValidatorTests {
         let failures = validator.failures(for: definition, response: ResponseSnapshot(transportError: "connection refused"), state: state)
         #expect(failures.first == "ExceptionValidator: Exception thrown while executing: connection refused")
     }
+
+    @Test("a transport failure is said once, not once more by every validator that has no body to read")
+    func transportFailureSaidOnce() {
+        let definition = RequestDefinition(kind: .checkFileInfo, validators: [.responseCode(200), .jsonSchema("CsppCheckFileInfoSchema"),
+                                                                               .jsonSchema("CsppCheckFileInfoSchema")])
+        let failures = validator.failures(for: definition, response: ResponseSnapshot(transportError: "connection refused"), state: state)
+        #expect(failures == ["ExceptionValidator: Exception thrown while executing: connection refused"])
+    }
 }

@@ -49,22 +49,43 @@ import Testing
             let run = try await Self.checkHost(host, ["--junit", junit.path] + (fault.client.map { ["--client", $0] } ?? []))
             let lines = RoundTripTests.lines(run.stdout)
             let verdict = try #require(lines.last)
-            if fault.isWarning {
+            if fault.isReady {
+                #expect(run.exitCode == 0, "\(fault): \(run.stdout)\n\(run.stderr)")
+                #expect(verdict.hasPrefix("verdict: ready (") && !verdict.contains("warning"), "\(fault): \(verdict)")
+            } else if fault.isWarning {
                 #expect(run.exitCode == 0, "\(fault): \(run.stdout)\n\(run.stderr)")
                 #expect(verdict.hasPrefix("verdict: ready (") && verdict.contains("1 warning: \(fault.caughtBy[0])"), "\(fault): \(verdict)")
             } else {
                 #expect(run.exitCode == 1, "\(fault) was not caught:\n\(run.stdout)\n\(run.stderr)")
                 #expect(verdict.hasPrefix("verdict: not ready: "), "\(fault): \(verdict)")
             }
-            let mark = fault.isWarning ? "[warn]" : "[FAIL]"
+            let mark = fault.isReady ? "[skip]" : fault.isWarning ? "[warn]" : "[FAIL]"
             let xml = try String(contentsOf: junit, encoding: .utf8)
             for check in fault.caughtBy {
                 #expect(lines.contains { $0.hasPrefix("\(mark) \(check):") }, "\(fault): no '\(mark) \(check)' line in:\n\(run.stdout)")
+                if fault.isReady { continue }
                 #expect(verdict.contains(check), "\(fault): the verdict does not name \(check): \(verdict)")
                 // In the JUnit XML a failure is a <failure>; a warning passes, its detail marked "warning:".
                 let (suite, name) = (String(check.prefix { $0 != " " }), String(check.drop { $0 != " " }.dropFirst()))
                 let testcase = "<testcase classname=\"check-host.\(suite)\" name=\"\(name)\">\n      "
                 #expect(xml.contains(testcase + (fault.isWarning ? "<system-out>warning: " : "<failure ")), "\(fault): \(check) in the JUnit XML")
+            }
+            // No cascade: what one scenario did never fails another, and what a client treats as optional never fails it.
+            for check in fault.mustPass {
+                #expect(lines.contains { $0.hasPrefix("[ok]   \(check):") }, "\(fault): \(check) did not pass:\n\(run.stdout)")
+            }
+            if let (check, words) = fault.namedCause {
+                #expect(lines.contains { $0.hasPrefix("[FAIL] \(check):") && $0.contains(words) }, "\(fault): '\(words)' not in \(check):\n\(run.stdout)")
+            }
+            if let leftover = fault.leftover {
+                #expect(lines.contains { $0.hasPrefix(leftover) }, "\(fault): no '\(leftover)…' line:\n\(run.stdout)")
+            } else {
+                #expect(!lines.contains { $0.hasPrefix("left on the host:") }, "\(fault): \(run.stdout)")
+            }
+            if fault == .putRelativeCreatesAndAnswers500 {
+                #expect(lines.contains { $0.hasPrefix("[FAIL] validator scratch-file:") && $0.contains("anyway; it is deleted") }, "\(run.stdout)")
+                let names = await host.storage.names
+                #expect(!names.contains { $0.hasPrefix("check-host-") }, "the scratch file is deleted: \(names)")
             }
         }
     }

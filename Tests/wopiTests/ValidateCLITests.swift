@@ -58,7 +58,7 @@ import WOPIValidator
             let base = ["check-host", "--wopi-src", host.wopiSrc("F1"), "--access-token", FaultyWOPIHost.token, "--testcases", testcases]
             let refused = try await ScenarioCLITests.run(base, timeout: 600)
             let scratchLine = try #require(Self.lines(refused.stdout).first { $0.contains("validator scratch-file") }, "\(refused.stdout)")
-            #expect(scratchLine.hasPrefix("[FAIL] validator scratch-file: PutRelativeFile could not create check-host-"), "\(scratchLine)")
+            #expect(scratchLine.hasPrefix("[FAIL] validator scratch-file: PutRelativeFile gave no scratch file check-host-"), "\(scratchLine)")
             #expect(scratchLine.contains("(HTTP 501, body: unsupported operation PUT_RELATIVE for POST /wopi/files/F1?access_token=[redacted]"),
                     "\(scratchLine)")
             #expect(scratchLine.contains("--scratch-file and --scratch-token"))
@@ -107,6 +107,33 @@ import WOPIValidator
                 #expect(!text.contains(token), "\(artifact) holds the token")
                 #expect(!text.contains(String(token.suffix(36))), "\(artifact) holds part of the token (its UUID)")
             }
+        }
+    }
+
+    @Test("validate gives Microsoft's verdict on a host without X-WOPI-ItemVersion; --strict-item-version opts in; --junit as check-host's",
+          .timeLimit(.minutes(5)))
+    func itemVersionVerdictAndJUnit() async throws {
+        let testcases = try ConformanceTests.testCasesURL().path
+        try await FaultyWOPIHost.withRunning(faults: [.missingItemVersion], options: .validatorTestFile) { host in
+            let junit = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).xml")
+            defer { try? FileManager.default.removeItem(at: junit) }
+            let base = ["validate", "--wopi-src", host.wopiSrc("F2"), "--access-token", FaultyWOPIHost.token, "--testcases", testcases,
+                        "--group", "FileVersion"]
+            let lenient = try await ScenarioCLITests.run(base + ["--junit", junit.path], timeout: 300)
+            #expect(lenient.exitCode == 0, "\(lenient.stdout)\n\(lenient.stderr)")
+            let totals = try #require(Self.lines(lenient.stdout).last)
+            #expect(totals.hasSuffix(" 0 failed, 0 skipped") && !totals.hasPrefix("0 passed"), "\(totals)")
+
+            let xml = try String(contentsOf: junit, encoding: .utf8)
+            #expect(xml.hasPrefix("<?xml") && xml.contains("<testsuites name=\"wopi validate\""), "\(xml)")
+            #expect(xml.contains("<testsuite name=\"validator\""))
+            #expect(xml.contains("<testcase classname=\"validate.validator\" name=\"FileVersion/"), "\(xml)")
+            #expect(!xml.contains("<failure") && !xml.contains(FaultyWOPIHost.token))
+
+            let strict = try await ScenarioCLITests.run(base + ["--strict-item-version", "--junit", junit.path], timeout: 300)
+            #expect(strict.exitCode == 1, "\(strict.stdout)\n\(strict.stderr)")
+            #expect(Self.lines(strict.stdout).contains { $0.hasPrefix("FAIL FileVersion/") && $0.contains("X-WOPI-ItemVersion") }, "\(strict.stdout)")
+            #expect(try String(contentsOf: junit, encoding: .utf8).contains("<failure "))
         }
     }
 

@@ -101,7 +101,8 @@ import Testing
     @Test("each profile stops at the step its planted fault breaks, names it, exits 1 and leaves no lock", .timeLimit(.minutes(10)),
           arguments: [(HostFault.missingPostMessageOrigin, "check-file-info", "PostMessageOrigin is missing"),
                       (.collaboraTimestampIgnored, "stale-autosave", "overwriting another writer's save"),
-                      (.putFileWithoutLastModifiedTime, "autosave", "no ISO 8601 LastModifiedTime")])
+                      (.putFileWithoutLastModifiedTime, "autosave", "the answer has no LastModifiedTime"),
+                      (.putFileRefusedWithExternalLock, "autosave", "409 naming the lock 'External'")])
     func plantedFault(_ fault: HostFault, _ step: String, _ reason: String) async throws {
         try await FaultyWOPIHost.withRunning(fault: fault) { host in
             let client = try #require(fault.client)

@@ -108,6 +108,29 @@ public enum MobileRules {
         return rest.first == "." && rest.count > 1 && rest.dropFirst().allSatisfy { ("0"..."9").contains($0) }
     }
 
+    /// The name of ``getLockOnUnlockedFile(_:)``'s check.
+    public static let getLockRuleName = "getlock.unlocked-file"
+
+    /// GetLock on a file nobody has locked answers 200 with an empty `X-WOPI-Lock` (GetLock.rst);
+    /// Office for iOS calls it before it opens a file for editing. A file some client holds a lock
+    /// on cannot be judged, so the check is then skipped.
+    public static func getLockOnUnlockedFile(_ response: SimulatorResponse) -> ReadinessCheck {
+        let name = getLockRuleName
+        let docs = "(GetLock.rst: 200 with X-WOPI-Lock empty when the file is not locked)"
+        guard response.status == 200 else {
+            return failed(name, "GetLock answered HTTP \(response.status) on the file, which no client had locked; it must answer 200 with an empty X-WOPI-Lock, "
+                + "else Office for iOS does not open the file for editing \(docs) (host answered \(HostAnswer(response)))")
+        }
+        guard let lock = response.header("X-WOPI-Lock") else {
+            return failed(name, "GetLock answered 200 without X-WOPI-Lock; it must send the header, empty when the file is not locked \(docs)")
+        }
+        guard lock.isEmpty else {
+            return ReadinessCheck(suite: suite, name: name, outcome: .skipped,
+                                  detail: "the file is locked now ('\(lock.prefix(100))'), so GetLock's answer on an unlocked file cannot be judged")
+        }
+        return passed(name, "GetLock on the unlocked file answers 200 with an empty X-WOPI-Lock")
+    }
+
     /// SupportsContainers and SupportsDeleteFile: Office for iOS browses folders and deletes files
     /// (wopi_requirements.rst lists the container operations and DeleteFile as required).
     public static func containersAndDelete(checkFileInfo body: Data) -> ReadinessCheck {

@@ -22,6 +22,13 @@ public enum SimulationScenario: String, Sendable, Hashable, CaseIterable, Codabl
     /// retried and the final passback says `|z|no|` (seed 000, "upload pending").
     case uploadPending = "upload-pending"
 
+    /// The order `all` plays the scenarios in: every scenario leaves the file as it found it, and
+    /// `rename` goes last, so on a host that loses a renamed file (and cannot rename it back) only
+    /// `rename` fails.
+    public static var playOrder: [SimulationScenario] {
+        allCases.filter { $0 != .rename } + [.rename]
+    }
+
     /// Whether the scenario needs the provider's bootstrapper and OAuth server, so it cannot run
     /// with only an access token.
     public var needsSignIn: Bool {

@@ -116,31 +116,49 @@ extension SimulationSession {
 
     // MARK: rename
 
-    /// RenameFile while Office holds the lock; CheckFileInfo on the same WOPISrc shows the new name.
+    /// RenameFile while Office holds the lock; CheckFileInfo on the same WOPISrc shows the new name;
+    /// then RenameFile back to the first name and Unlock, so the file is left as it was found.
+    ///
+    /// Whether the host offers renaming is read from CheckFileInfo before anything else is sent.
     mutating func rename(_ access: Access) async throws(SimulationFailure) -> SimulationResult {
         let wopi = access.wopi
-        let (info, lock, _) = try await open(access)
-        guard info.supportsRename, info.userCanRename else {
-            try await unlock(wopi, lock)
+        let first = try await checkFileInfo(wopi, step: .checkFileInfo, bootstrapUserID: access.bootstrapUserID)
+        guard first.supportsRename, first.userCanRename else {
+            report(.checkFileInfo, "'\(first.baseFileName)', SupportsRename \(first.supportsRename), UserCanRename \(first.userCanRename)")
             return notApplicable("CheckFileInfo does not set both SupportsRename and UserCanRename, so Office offers no Rename")
         }
-        let stem = Self.split(info.baseFileName).stem
-        let ext = Self.split(info.baseFileName).ext
+        let (info, lock, _) = try await open(access, checked: first)
+        let original = info.baseFileName
+        let (stem, ext) = Self.split(original)
         let requested = "\(stem) renamed on iOS"
         let response = try await send(wopi.renameFile(to: requested, lock: lock), .renameFile)
         guard response.status == 200 else {
             throw SimulationFailure(step: .renameFile, reason: "RenameFile with the lock Office holds must answer 200", response: response)
         }
         guard let name = JSONValue.object(from: response.body)?["Name"]?.stringValue, !name.isEmpty else {
+            pendingRename = (wopi, original, requested + ext, lock)
             throw SimulationFailure(step: .renameFile, reason: "RenameFile's answer must be a JSON object with the new Name (without extension)", response: response)
         }
+        pendingRename = (wopi, original, name + ext, lock)
         report(.renameFile, "asked for '\(requested)', the host named it '\(name)'")
-        let after = try await checkFileInfo(wopi, step: .checkFileInfoAfterRename, bootstrapUserID: access.bootstrapUserID)
+        let afterResponse = try await send(wopi.checkFileInfo, .checkFileInfoAfterRename)
+        if afterResponse.status == 404 {
+            throw SimulationFailure(step: .checkFileInfoAfterRename,
+                                    reason: "the file's WOPISrc answers 404 since the rename: the host ties the file's id (or its token) to its name, "
+                                        + "but Office keeps using the same WOPISrc after a rename (RenameFile.rst)", response: afterResponse)
+        }
+        let after = try checkedFileInfo(afterResponse, step: .checkFileInfoAfterRename, bootstrapUserID: access.bootstrapUserID)
         guard after.baseFileName == name + ext else {
             throw SimulationFailure(step: .checkFileInfoAfterRename,
                                     reason: "BaseFileName is '\(after.baseFileName)' after the rename; expected '\(name + ext)'")
         }
         report(.checkFileInfoAfterRename, "the same WOPISrc now shows '\(after.baseFileName)'")
+        let back = try await send(wopi.renameFile(to: stem, lock: lock), .renameFileBack)
+        guard back.status == 200 else {
+            throw SimulationFailure(step: .renameFileBack, reason: "RenameFile back to '\(stem)' with the lock Office holds must answer 200", response: back)
+        }
+        pendingRename = nil
+        report(.renameFileBack, "renamed back to '\(original)'")
         try await unlock(wopi, lock)
         return SimulationResult(scenario: .rename, steps: steps, versionBefore: info.version, versionAfter: after.version,
                                 savedContent: nil, passback: nil)
@@ -166,7 +184,8 @@ extension SimulationSession {
         } else {
             guard taken.status == 200 else {
                 throw SimulationFailure(step: .otherDeviceLock,
-                                        reason: "Lock must answer 200 on an unlocked file, or 409 with the current lock in X-WOPI-Lock on a locked one",
+                                        reason: taken.status == 404 ? Self.notFound("Lock")
+                                            : "Lock must answer 200 on an unlocked file, or 409 with the current lock in X-WOPI-Lock on a locked one",
                                         response: taken)
             }
             heldLocks.append((wopi, other))

@@ -48,18 +48,22 @@ public struct OfficeSimulator: Sendable {
             return try await session.run()
         } catch {
             onStep(SimulationStep(name: error.step, outcome: .failed, detail: error.description))
-            // Leave the host as it was found, so the next scenario (or a person) is not met by a stale lock.
-            await session.releaseHeldLocks()
-            throw error
+            // Leave the host as it was found, so the next scenario (or a person) is not met by a stale
+            // lock or a new name; what cannot be put back is said.
+            var failure = error
+            failure.leftovers = await session.restore()
+            throw failure
         }
     }
 
-    /// The URL without its `access_token`, for messages.
+    /// The URL without its `access_token`, for messages. The parameter goes whole: a placeholder value
+    /// would run into the text after it, which the secret masking of the output then swallows.
     static func redacted(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true), let items = components.queryItems else {
             return url.absoluteString
         }
-        components.queryItems = items.map { $0.name == "access_token" ? URLQueryItem(name: $0.name, value: "…") : $0 }
+        let kept = items.filter { $0.name != "access_token" }
+        components.queryItems = kept.isEmpty ? nil : kept
         return components.string ?? url.absoluteString
     }
 }
@@ -71,6 +75,8 @@ struct SimulationSession: SimulationStepping {
     var steps: [SimulationStep] = []
     /// Locks the simulator took and has not released yet, Office's own and the "other device's".
     var heldLocks: [(wopi: WOPIRequests, lock: String)] = []
+    /// A rename not yet undone: the file's first name, the name it has now and the lock it was renamed under.
+    var pendingRename: (wopi: WOPIRequests, originalName: String, currentName: String, lock: String)?
 
     init(simulator: OfficeSimulator, onStep: @escaping @Sendable (SimulationStep) -> Void) {
         self.simulator = simulator
@@ -82,11 +88,31 @@ struct SimulationSession: SimulationStepping {
     var invoke: OfficeInvokeURI { options.invokeURI }
     var isEditing: Bool { invoke.command == .edit }
 
-    /// Unlocks, best effort and unreported, every lock still held after a failed step.
-    func releaseHeldLocks() async {
-        for (wopi, lock) in heldLocks {
-            _ = try? await simulator.transport.send(wopi.lockOperation("UNLOCK", lock: lock))
+    /// After a failed step: renames the file back and releases every lock still held, and returns
+    /// what could not be put back, one sentence per file.
+    func restore() async -> [String] {
+        var nameLeft: String?
+        if let rename = pendingRename {
+            let stem = Self.split(rename.originalName).stem
+            let answer = try? await simulator.transport.send(rename.wopi.renameFile(to: stem, lock: rename.lock))
+            if answer?.status != 200 { nameLeft = rename.currentName }
         }
+        var locksLeft: [(WOPIRequests, String)] = []
+        for (wopi, lock) in heldLocks {
+            let answer = try? await simulator.transport.send(wopi.lockOperation("UNLOCK", lock: lock))
+            if answer?.status != 200 { locksLeft.append((wopi, lock)) }
+        }
+        var leftovers: [String] = []
+        if let nameLeft, let rename = pendingRename {
+            let lock = locksLeft.first { $0.0.wopiSrc == rename.wopi.wopiSrc }?.1
+            locksLeft.removeAll { $0.0.wopiSrc == rename.wopi.wopiSrc }
+            leftovers.append("'\(rename.originalName)' is now named '\(nameLeft)'" + (lock.map { " and still locked by '\($0)'" } ?? "")
+                + ": renaming it back failed; rename it back\(lock == nil ? "" : " and unlock it") on the host")
+        }
+        for (wopi, lock) in locksLeft {
+            leftovers.append("\(OfficeSimulator.redacted(wopi.wopiSrc)) is still locked by '\(lock)': Unlock failed; it expires within 30 minutes")
+        }
+        return leftovers
     }
 
     /// What the sign-in (or the given token) leaves: WOPI requests for the file, and the OAuth
@@ -189,9 +215,11 @@ struct SimulationSession: SimulationStepping {
 
     /// Office's open sequence: CheckFileInfo, GetLock and the RefreshLock probe when supported, Lock
     /// in edit mode, GetFile. Returns what CheckFileInfo said, the lock Office holds and the content.
-    mutating func open(_ access: Access) async throws(SimulationFailure) -> (CheckFileInfoSummary, String, Data) {
+    /// `checked`: CheckFileInfo's answer when the scenario already asked for it.
+    mutating func open(_ access: Access, checked: CheckFileInfoSummary? = nil) async throws(SimulationFailure) -> (CheckFileInfoSummary, String, Data) {
         let wopi = access.wopi
-        let info = try await checkFileInfo(wopi, step: .checkFileInfo, bootstrapUserID: access.bootstrapUserID)
+        let info: CheckFileInfoSummary
+        if let checked { info = checked } else { info = try await checkFileInfo(wopi, step: .checkFileInfo, bootstrapUserID: access.bootstrapUserID) }
         if isEditing, let blocker = info.editingBlocker {
             throw SimulationFailure(step: .checkFileInfo, reason: "the file was opened for editing but \(blocker), so Office would open it read-only")
         }
@@ -393,9 +421,15 @@ struct SimulationSession: SimulationStepping {
     }
 
     func checkFileInfo(_ wopi: WOPIRequests, step: SimulationStep.Name, bootstrapUserID: String?) async throws(SimulationFailure) -> CheckFileInfoSummary {
-        let response = try await send(wopi.checkFileInfo, step)
+        try checkedFileInfo(try await send(wopi.checkFileInfo, step), step: step, bootstrapUserID: bootstrapUserID)
+    }
+
+    /// CheckFileInfo's answer held to the rules of ``checkFileInfoScope``.
+    func checkedFileInfo(_ response: SimulatorResponse, step: SimulationStep.Name, bootstrapUserID: String?) throws(SimulationFailure) -> CheckFileInfoSummary {
         guard response.status == 200 else {
-            throw SimulationFailure(step: step, reason: "CheckFileInfo must answer 200", response: response)
+            throw SimulationFailure(step: step, reason: response.status == 404
+                                        ? "CheckFileInfo answered 404: the host does not know the file (gone, renamed on a host that ties ids to names, or a wrong WOPISrc)"
+                                        : "CheckFileInfo must answer 200", response: response)
         }
         switch CheckFileInfoSummary.check(response.body, expectedUserID: invoke.user, scope: checkFileInfoScope) {
         case .failure(let problem):
@@ -428,6 +462,9 @@ struct SimulationSession: SimulationStepping {
             }
         case 409 where isEditing:
             throw SimulationFailure(step: .getLock, reason: "GetLock answered 409: the file is locked, so Office does not open it for editing", response: response)
+        case 404:
+            throw SimulationFailure(step: .getLock, reason: "GetLock answered 404; on an unlocked file it must answer 200 with an empty X-WOPI-Lock (GetLock.rst)",
+                                    response: response)
         default:
             throw SimulationFailure(step: .getLock, reason: "GetLock must answer 200", response: response)
         }
@@ -462,7 +499,7 @@ struct SimulationSession: SimulationStepping {
     mutating func takeLock(_ wopi: WOPIRequests, _ lock: String) async throws(SimulationFailure) {
         let response = try await send(wopi.lockOperation("LOCK", lock: lock), .lock)
         guard response.status == 200 else {
-            let reason = response.status == 409 ? "the host refused the lock (409)" : "Lock must answer 200"
+            let reason = response.status == 409 ? "the host refused the lock (409)" : response.status == 404 ? Self.notFound("Lock") : "Lock must answer 200"
             throw SimulationFailure(step: .lock, reason: reason, response: response)
         }
         heldLocks.append((wopi, lock))
@@ -490,7 +527,13 @@ struct SimulationSession: SimulationStepping {
                           step: SimulationStep.Name = .putFile) async throws(SimulationFailure) {
         let response = try await send(wopi.putFile(content, lock: lock), step)
         guard response.status == 200 else {
-            let reason = response.status == 409 ? "the host refused the write although Office holds the lock" : "PutFile must answer 200"
+            let current = response.header("X-WOPI-Lock") ?? ""
+            let reason = switch response.status {
+            case 409 where !current.isEmpty && current != lock:
+                "the host refused the write with 409 naming the lock '\(current.prefix(100))', not Office's: it holds a lock of its own on the file, so no save can succeed"
+            case 409: "the host refused the write although Office holds the lock"
+            default: "PutFile must answer 200"
+            }
             throw SimulationFailure(step: step, reason: reason, response: response)
         }
         try requireItemVersion(response, step, "PutFile")
@@ -509,6 +552,11 @@ struct SimulationSession: SimulationStepping {
         heldLocks.removeAll { $0.lock == lock }
         try requireItemVersion(response, .unlock, "Unlock")
         report(.unlock, "released \(lock)")
+    }
+
+    /// Why an operation answered 404, in words that do not blame the operation.
+    static func notFound(_ operation: String) -> String {
+        "\(operation) answered 404: the host does not know the file (gone, renamed on a host that ties ids to names, or a wrong WOPISrc)"
     }
 
     /// wopi_requirements.rst: Office for iOS needs X-WOPI-ItemVersion on every PutFile, Lock and Unlock answer.

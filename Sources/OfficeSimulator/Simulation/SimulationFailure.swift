@@ -6,6 +6,9 @@ public struct SimulationFailure: Error, Sendable, Hashable, CustomStringConverti
     public let reason: String
     /// The host's answer to the failing request, when there was one.
     public let answer: HostAnswer?
+    /// What the session changed on the host and could not put back after the failure, one sentence
+    /// each (a name, a lock); empty when the host is as the session found it.
+    public var leftovers: [String] = []
 
     /// Creates a failure.
     public init(step: SimulationStep.Name, reason: String, answer: HostAnswer? = nil) {

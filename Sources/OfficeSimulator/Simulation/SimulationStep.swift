@@ -61,6 +61,8 @@ public struct SimulationStep: Sendable, Hashable {
         case renameFile = "rename-file"
         /// CheckFileInfo after RenameFile: the same WOPISrc, the new name.
         case checkFileInfoAfterRename = "check-file-info-after-rename"
+        /// RenameFile back to the file's first name, so the next scenario finds the file as this one did.
+        case renameFileBack = "rename-file-back"
         /// Another device locks the file (played by the simulator with a lock of its own).
         case otherDeviceLock = "other-device-lock"
         /// Lock while another device holds the lock: 409 with that lock (Lock.rst).
@@ -129,6 +131,7 @@ public struct SimulationStep: Sendable, Hashable {
             case .openNewFile: "Open the new file"
             case .renameFile: "RenameFile"
             case .checkFileInfoAfterRename: "CheckFileInfo after RenameFile"
+            case .renameFileBack: "RenameFile back"
             case .otherDeviceLock: "Another device locks the file"
             case .lockConflict: "Lock while another device holds the lock"
             case .putFileConflict: "PutFile while another device holds the lock"

@@ -36,9 +36,8 @@ extension WebClientSession {
     /// CheckFileInfo, Unlock. When CheckFileInfo names a `TemplateSource`, the template is read
     /// instead of GetFile and is the first autosave.
     mutating func collabora(_ wopi: WOPIRequests, _ info: FileInfo) async throws(SimulationFailure) -> SimulationResult {
-        guard let seen = info.lastModifiedTime else {
-            throw SimulationFailure(step: .checkFileInfo, reason: "LastModifiedTime is missing; Collabora Online needs it for X-COOL-WOPI-Timestamp")
-        }
+        // An opaque value: Collabora Online sends back exactly what it was given, in whatever format.
+        let seen = info.lastModifiedTime.flatMap { $0.isEmpty ? nil : $0 }
         var lock: String?
         if info.summary.supportsLocks {
             let taken = "WOPIKit-collabora-" + UUID().uuidString
@@ -55,11 +54,24 @@ extension WebClientSession {
             autosaved = ContentEdit.edited(try await getFile(wopi, info.summary))
         }
         let afterAutosave = try await collaboraSave(wopi, autosaved, lock: lock, timestamp: seen, exit: false, step: .autosave)
-        report(.autosave, "saved \(autosaved.count) bytes with X-COOL-WOPI-Timestamp \(seen); the answer's LastModifiedTime is \(afterAutosave)")
+        report(.autosave, "saved \(autosaved.count) bytes with " + (seen.map { "X-COOL-WOPI-Timestamp \($0)" } ?? "no X-COOL-WOPI-Timestamp (CheckFileInfo gives no LastModifiedTime)")
+            + "; the answer's LastModifiedTime is \(afterAutosave ?? "not given")")
         if let lock {
             try await refreshLock(wopi, lock)
         } else {
             report(.refreshLock, .skipped, "no lock held")
+        }
+
+        guard seen != nil, let afterAutosave else {
+            // Without a timestamp Collabora Online cannot tell another writer's save, so it plays none.
+            let reason = "CheckFileInfo gives no LastModifiedTime, so Collabora Online cannot detect a change made elsewhere"
+            for step in [SimulationStep.Name.otherWriter, .staleAutosave, .contentUntouched] { report(step, .skipped, reason) }
+            let final = options.replacementContent ?? ContentEdit.edited(autosaved)
+            _ = try await collaboraSave(wopi, final, lock: lock, timestamp: nil, exit: true, step: .exitSave)
+            report(.exitSave, "saved \(final.count) bytes with X-COOL-WOPI-IsExitSave")
+            let version = try await checkAfterSave(wopi, before: info.summary, saved: final)
+            if let lock { try await unlock(wopi, lock) } else { report(.unlock, .skipped, "no lock held") }
+            return SimulationResult(steps: steps, versionBefore: info.summary.version, versionAfter: version, savedContent: final, passback: nil, client: client)
         }
 
         let others = ContentEdit.edited(autosaved)
@@ -90,7 +102,7 @@ extension WebClientSession {
 
         let final = options.replacementContent ?? ContentEdit.edited(stale)
         let closed = try await collaboraSave(wopi, final, lock: lock, timestamp: nil, exit: true, step: .exitSave)
-        report(.exitSave, "saved \(final.count) bytes with X-COOL-WOPI-IsExitSave and no timestamp, as after the user's \"overwrite\"; LastModifiedTime \(closed)")
+        report(.exitSave, "saved \(final.count) bytes with X-COOL-WOPI-IsExitSave and no timestamp, as after the user's \"overwrite\"; LastModifiedTime \(closed ?? "not given")")
         let version = try await checkAfterSave(wopi, before: info.summary, saved: final)
         if let lock {
             try await unlock(wopi, lock)
@@ -108,20 +120,29 @@ extension WebClientSession {
         return headers
     }
 
-    /// A Collabora save that must succeed and answer `{"LastModifiedTime": …}`; returns that time.
+    /// A Collabora save that must succeed and, when the file has a `LastModifiedTime`, answer
+    /// `{"LastModifiedTime": …}`; returns that time (an opaque string, as Collabora Online keeps it).
     mutating func collaboraSave(_ wopi: WOPIRequests, _ content: Data, lock: String?, timestamp: String?, exit: Bool,
-                                step: SimulationStep.Name) async throws(SimulationFailure) -> String {
+                                step: SimulationStep.Name) async throws(SimulationFailure) -> String? {
         let response = try await send(wopi.putFile(content, lock: lock, headers: Self.collaboraHeaders(timestamp: timestamp, exit: exit)), step)
         guard response.status == 200 else {
             let changed = JSONValue.object(from: response.body)?["COOLStatusCode"]?.integerValue == 1010
-            let reason = changed
-                ? "the host refused the save as changed in storage (COOLStatusCode 1010) although X-COOL-WOPI-Timestamp is the LastModifiedTime it gave"
-                : "PutFile must answer 200"
+            let current = response.header("X-WOPI-Lock") ?? ""
+            let reason: String
+            if changed {
+                reason = "the host refused the save as changed in storage (COOLStatusCode 1010) although X-COOL-WOPI-Timestamp is the LastModifiedTime it gave"
+            } else if response.status == 409, !current.isEmpty, current != lock {
+                reason = "the host refused the save with 409 naming the lock '\(current)', which \(lock.map { "is not the editor's '\($0)'" } ?? "nobody asked for"): "
+                    + "it keeps a lock of its own on the file, so no save can succeed"
+            } else {
+                reason = "PutFile must answer 200"
+            }
             throw SimulationFailure(step: step, reason: reason, response: response)
         }
-        guard let time = JSONValue.object(from: response.body)?["LastModifiedTime"]?.stringValue, WebClientTime.parse(time) != nil else {
+        let time = JSONValue.object(from: response.body)?["LastModifiedTime"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        guard time != nil || timestamp == nil else {
             throw SimulationFailure(step: step,
-                                    reason: "the answer has no ISO 8601 LastModifiedTime; Collabora Online sends it as the next save's X-COOL-WOPI-Timestamp, so without it the next autosave looks stale (wsd/reference.md)",
+                                    reason: "the answer has no LastModifiedTime; Collabora Online sends it as the next save's X-COOL-WOPI-Timestamp, so without it the next autosave looks stale (wsd/reference.md)",
                                     response: response)
         }
         return time
@@ -131,12 +152,11 @@ extension WebClientSession {
     /// editor session of the same lock would), until the host's LastModifiedTime is past `seen`'s second.
     /// Returns the new LastModifiedTime.
     mutating func saveAsOtherWriter(_ wopi: WOPIRequests, _ content: Data, lock: String?, after seen: String) async throws(SimulationFailure) -> String {
-        let seenDate = WebClientTime.parse(seen) ?? .distantPast
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: Self.otherWriterDeadline)
         // Let the clock leave the autosave's second first, so one save usually does (another is
         // sent only when the host's clock lags behind).
-        let untilNextSecond = seenDate.timeIntervalSince1970.rounded(.down) + 1 - Date().timeIntervalSince1970
+        let untilNextSecond = WebClientTime.parse(seen).map { $0.timeIntervalSince1970.rounded(.down) + 1 - Date().timeIntervalSince1970 } ?? 0
         if untilNextSecond > 0, untilNextSecond <= 2 {
             try? await Task.sleep(for: .milliseconds(Int(untilNextSecond * 1000) + 20))
         }
@@ -147,10 +167,10 @@ extension WebClientSession {
                                         response: response)
             }
             let info = try await send(wopi.checkFileInfo, .otherWriter)
-            guard info.status == 200, let text = JSONValue.object(from: info.body)?["LastModifiedTime"]?.stringValue, let date = WebClientTime.parse(text) else {
-                throw SimulationFailure(step: .otherWriter, reason: "CheckFileInfo after another writer's save must answer 200 with an ISO 8601 LastModifiedTime", response: info)
+            guard info.status == 200, let text = JSONValue.object(from: info.body)?["LastModifiedTime"]?.stringValue, !text.isEmpty else {
+                throw SimulationFailure(step: .otherWriter, reason: "CheckFileInfo after another writer's save must answer 200 with its LastModifiedTime", response: info)
             }
-            if !WebClientTime.sameSecond(date, seenDate) {
+            if WebClientTime.changed(text, from: seen) {
                 report(.otherWriter, "another writer saved \(content.count) bytes without the timestamp; LastModifiedTime \(seen) → \(text)")
                 return text
             }

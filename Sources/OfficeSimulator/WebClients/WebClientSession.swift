@@ -30,10 +30,12 @@ struct WebClientSession: SimulationStepping {
         var templateSource: String?
     }
 
-    /// Unlocks, best effort and unreported, the lock still held after a failed step.
-    func releaseHeldLock() async {
-        guard let (wopi, lock) = heldLock else { return }
-        _ = try? await simulator.transport.send(wopi.lockOperation("UNLOCK", lock: lock))
+    /// Unlocks the lock still held after a failed step; returns what could not be put back.
+    func releaseHeldLock() async -> [String] {
+        guard let (wopi, lock) = heldLock else { return [] }
+        let answer = try? await simulator.transport.send(wopi.lockOperation("UNLOCK", lock: lock))
+        guard answer?.status != 200 else { return [] }
+        return ["\(OfficeSimulator.redacted(wopi.wopiSrc)) is still locked by '\(lock)': Unlock failed; it expires within 30 minutes"]
     }
 
     mutating func run() async throws(SimulationFailure) -> SimulationResult {
@@ -119,7 +121,8 @@ struct WebClientSession: SimulationStepping {
         guard response.status == 200 else {
             throw SimulationFailure(step: .checkFileInfo, reason: "CheckFileInfo must answer 200", response: response)
         }
-        if let problem = client.checkFileInfoProblems(response.body).first {
+        let findings = client.checkFileInfoFindings(response.body)
+        if let problem = findings.failures.first {
             throw SimulationFailure(step: .checkFileInfo, reason: problem, response: response)
         }
         let summary: CheckFileInfoSummary
@@ -140,8 +143,10 @@ struct WebClientSession: SimulationStepping {
         if client == .officeWeb, let blocker = summary.editingBlocker {
             throw SimulationFailure(step: .checkFileInfo, reason: "\(blocker), so Office for the web would not edit the file", response: response)
         }
-        report(.checkFileInfo, "'\(summary.baseFileName)', \(summary.size) bytes, Version \(summary.version), PostMessageOrigin \(origin); "
-            + client.requiredProperties.map(\.name).joined(separator: ", ") + " present")
+        // What the client works without is noted, never a reason to stop.
+        let warnings = findings.warnings.isEmpty ? "" : "; warning: " + findings.warnings.joined(separator: "; ")
+        report(.checkFileInfo, "'\(summary.baseFileName)', \(summary.size) bytes, Version \(summary.version), PostMessageOrigin \(origin.isEmpty ? "not given" : origin); "
+            + client.requiredProperties.map(\.name).joined(separator: ", ") + " present" + warnings)
         return FileInfo(summary: summary, lastModifiedTime: object["LastModifiedTime"]?.stringValue,
                         templateSource: client == .collabora ? object["TemplateSource"]?.stringValue : nil)
     }

@@ -42,8 +42,9 @@ public struct WebClientSimulator: Sendable {
             return try await session.run()
         } catch {
             onStep(SimulationStep(name: error.step, outcome: .failed, detail: error.description))
-            await session.releaseHeldLock()
-            throw error
+            var failure = error
+            failure.leftovers = await session.releaseHeldLock()
+            throw failure
         }
     }
 }

@@ -24,9 +24,10 @@ import WOPIHTTPClient
 public struct ConformanceRunner: Sendable {
     /// The User-Agent the original sends for Office native client runs.
     public static let nativeClientUserAgent = "Microsoft Office WOPI Validator/1.0"
-    /// The longest response body a transport for the runner should accept, in bytes: validator answers are
-    /// small JSON documents or the definitions' resource files, so 64 MiB is ample and bounds a runaway host.
-    public static let maximumResponseBodySize = 64 << 20
+    /// The longest response body a transport for the runner should accept, in bytes: the limit every `wopi`
+    /// command reads bodies up to (64 MiB); validator answers are small JSON documents or the definitions'
+    /// resource files, so it is ample and bounds a runaway host.
+    public static let maximumResponseBodySize = AsyncHTTPClientTransport.defaultMaximumBodySize
 
     /// The definitions to run.
     public let definitions: ValidatorDefinitions
@@ -211,7 +212,7 @@ public struct ConformanceRunner: Sendable {
         do {
             return ResponseSnapshot(try await transport.send(request), expectsText: expectsText)
         } catch {
-            return ResponseSnapshot(transportError: "\(type(of: error)): \(error)")
+            return ResponseSnapshot(transportError: "\(error)")
         }
     }
 

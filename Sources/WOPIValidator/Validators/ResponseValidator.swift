@@ -19,8 +19,9 @@ public struct ResponseValidator: Sendable {
     public func failures(for definition: RequestDefinition, response: ResponseSnapshot, state: SavedState) -> [String] {
         var errors = contentLengthErrors(response)
         if let validators = definition.validators {
+            // Without an answer there is nothing for the other validators to read: the reason is said once.
             if let transportError = response.transportError {
-                errors.append("ExceptionValidator: Exception thrown while executing: \(transportError)")
+                return errors + ["ExceptionValidator: Exception thrown while executing: \(transportError)"]
             }
             for validator in validators { errors += self.errors(validator, response: response, state: state) }
         } else {

@@ -15,8 +15,8 @@ struct CheckHostCommand: AsyncParsableCommand {
             write it). It runs, in this order:
               rules      the mobile rules: CheckFileInfo's required properties and their types, the \
             licensing properties (IsEduUser, LicenseCheckForEditIsEnabled) present and equal on the file and \
-            its folder, no character Office refuses, SupportsContainers with SupportsDeleteFile, the \
-            bootstrapper's WWW-Authenticate header in its exact format, HTTPS for anything not on loopback; \
+            its folder, no character Office refuses, SupportsContainers with SupportsDeleteFile, GetLock on the \
+            unlocked file answering 200 with an empty X-WOPI-Lock, the bootstrapper's WWW-Authenticate header in its exact format, HTTPS for anything not on loopback; \
             and, as warnings that name Microsoft's CheckFileInfo page and never make a host "not ready", no \
             property set to null and LastModifiedTime in ISO 8601 UTC
               validator  Microsoft's validator definitions for the categories a phone needs (WopiCore, \
@@ -26,11 +26,14 @@ struct CheckHostCommand: AsyncParsableCommand {
             validator really ran: a failed WopiValidatorPrereq, or a category with no case run, is "not ready"
               scenarios  every `wopi simulate` scenario that applies: with only --access-token the file \
             scenarios; with --bootstrapper and a sign-in (--username/--password or --app-signin-command) \
-            all of them
+            all of them. Each puts the file's name and lock back; rename goes last, and what a failed \
+            scenario could not put back is said once, after the checks ("left on the host: …")
 
             Browser editors: each --client (office-web, collabora) adds the rule \
             checkfileinfo.<client>-properties (the CheckFileInfo properties that client needs, a missing one \
-            named) and the scenario <client>, `wopi simulate --client` played on the same file.
+            named, with the client's source) and the scenario <client>, `wopi simulate --client` played on the \
+            same file. What a client treats as optional or opaque (Collabora Online: PostMessageOrigin, and \
+            LastModifiedTime, kept as an opaque string) is at most a warning and never stops its scenario.
 
             The scenarios edit, rename and copy the file: use a test file. One line per check, then the \
             verdict line ("verdict: ready" or "verdict: not ready: …" naming every failed check; warnings \
@@ -41,6 +44,10 @@ struct CheckHostCommand: AsyncParsableCommand {
               wopi check-host --wopi-src https://wopi.contoso.com/wopi/files/F1 --access-token "$TOKEN" \\
                 --bootstrapper https://wopi.contoso.com/wopibootstrapper --username tester --password "$PW" \\
                 --junit check-host.xml
+
+            A host that gives no answer is named with the kind: connection refused, reset, timed out after \
+            --timeout seconds (default 60), body over --max-body-size MiB (default 64; bodies are read up to \
+            that, no further).
 
             Exit status: 0 ready, 1 not ready, 2 bad input. A closed stdout stops the run quietly with 1, \
             SIGINT and SIGTERM with 128 + the signal's number; the scratch file is deleted first.
@@ -81,6 +88,8 @@ struct CheckHostCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the checks as JUnit XML to this file.", valueName: "file"))
     var junit: String?
 
+    @OptionGroup var requests: HostRequestOptions
+
     @Option(help: ArgumentHelp("Path to Microsoft's TestCases.xml (JsonSchemas beside it).", discussion: "Default: found as `wopi validator show` says.", valueName: "path"))
     var testcases: String?
 
@@ -109,13 +118,7 @@ struct CheckHostCommand: AsyncParsableCommand {
         if bootstrapper == nil, username != nil || appSigninCommand != nil {
             throw ValidationError("--username/--password and --app-signin-command need --bootstrapper")
         }
-        if let junit {
-            let folder = URL(fileURLWithPath: junit).deletingLastPathComponent().path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ValidationError("--junit '\(junit)': the folder \(folder) does not exist")
-            }
-        }
+        if let junit { try JUnitReport.checkWritable(junit) }
         if (scratchFile == nil) != (scratchToken == nil) { throw ValidationError("--scratch-file and --scratch-token go together") }
         if let scratchFile, let scratchToken {
             guard let url = URLComponents(string: scratchFile), url.scheme == "http" || url.scheme == "https", url.host?.isEmpty == false,
@@ -144,23 +147,20 @@ struct CheckHostCommand: AsyncParsableCommand {
         }
         let scratch = scratchFile.flatMap { file in scratchToken.map { HostChecks.ScratchFile(wopiSrc: file, accessToken: $0) } }
         let checks = HostChecks(wopiSrc: wopiSrc, accessToken: accessToken, bootstrapper: bootstrapper, signIn: signIn,
-                                definitions: definitions, scratchFile: scratch, clients: clients)
+                                definitions: definitions, scratchFile: scratch, clients: clients, requests: requests.limits)
+        let leftovers = CheckReport()
         try await Interruption.run {
-            try await checks.run { check in
+            try await checks.run(report: { check in
                 report.add(check)
                 Console.line(Self.line(for: check))
-            }
+            }, leftover: { leftovers.addLeftover($0) })
         }
+        // What a failed scenario could not put back, once, where the run ends.
+        for leftover in leftovers.leftovers { Console.line("left on the host: \(leftover)") }
         let all = report.checks
         let failed = all.filter { $0.outcome == .failed }
         let verdict = Self.verdict(all)
-        if let junit {
-            do {
-                try Data(JUnitReport(checks: all, redact: Console.redact).xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
-            } catch {
-                throw ValidationError("--junit '\(junit)' cannot be written: \(error.localizedDescription)")
-            }
-        }
+        if let junit { try JUnitReport(checks: all, redact: Console.redact).write(to: junit) }
         Console.line(verdict)
         if !failed.isEmpty { throw ExitCode(1) }
     }

@@ -33,18 +33,22 @@ struct HostChecks: Sendable {
     var scratchFile: ScratchFile? = nil
     /// The browser editors whose required properties and profile are checked too (`--client`).
     var clients: [WebClientProfile] = []
+    /// How long a request may take and how much of an answer is read (`--timeout`, `--max-body-size`).
+    var requests = HostRequestLimits()
 
     /// The passback scheme the scenarios' invoke URI carries, so upload-pending can show its passbacks.
     static let passbackScheme = "wopicheckhost"
 
-    func run(report: @escaping @Sendable (ReadinessCheck) -> Void) async throws {
-        let fileInfo: Data? = try await AsyncHTTPClientTransport.withTransport { transport in
+    /// Runs every check, reporting each as it ends; `leftover` hears, once per scenario that failed,
+    /// what it changed on the host and could not put back.
+    func run(report: @escaping @Sendable (ReadinessCheck) -> Void, leftover: @escaping @Sendable (String) -> Void = { _ in }) async throws {
+        let fileInfo: Data? = try await requests.withTransport { transport in
             try await rules(transport, report)
         }
         guard let fileInfo, !Task.isCancelled else { return }
         try await validator(report)
         guard !Task.isCancelled else { return }
-        try await scenarios(fileInfo, report)
+        try await scenarios(fileInfo, report, leftover)
     }
 
     private func fileURL(_ suffix: String = "") -> URL? {
@@ -72,6 +76,12 @@ struct HostChecks: Sendable {
                                   detail: "CheckFileInfo answered HTTP \(response.status) (\(HostAnswer(response)))"))
             return nil
         }
+        // Nothing else can be judged, or safely written, on a host whose CheckFileInfo is not JSON.
+        guard (try? JSONSerialization.jsonObject(with: response.body)) is [String: Any] else {
+            report(ReadinessCheck(suite: MobileRules.suite, name: reachable, outcome: .failed,
+                                  detail: "CheckFileInfo answered 200 but not a JSON object, so nothing else was checked or written (\(HostAnswer(response)))"))
+            return nil
+        }
         report(ReadinessCheck(suite: MobileRules.suite, name: reachable, outcome: .passed, detail: "CheckFileInfo answered 200"))
         let body = response.body
         report(MobileRules.requiredProperties(checkFileInfo: body))
@@ -83,6 +93,7 @@ struct HostChecks: Sendable {
         for client in clients { report(client.requiredPropertiesCheck(checkFileInfo: body)) }
         let containers = MobileRules.containersAndDelete(checkFileInfo: body)
         report(containers)
+        report(await getLockOnUnlockedFile(body, transport))
         report(await licensingAgainstFolder(body, transport))
 
         var urls: [(role: String, url: String)] = [("WOPISrc", wopiSrc)]
@@ -105,6 +116,22 @@ struct HostChecks: Sendable {
         }
         report(MobileRules.https(urls))
         return body
+    }
+
+    /// GetLock on the file, judged by ``MobileRules/getLockOnUnlockedFile(_:)`` when CheckFileInfo sets SupportsGetLock.
+    private func getLockOnUnlockedFile(_ fileInfo: Data, _ transport: AsyncHTTPClientTransport) async -> ReadinessCheck {
+        guard ((try? JSONSerialization.jsonObject(with: fileInfo)) as? [String: Any])?["SupportsGetLock"] as? Bool == true else {
+            return ReadinessCheck(suite: MobileRules.suite, name: MobileRules.getLockRuleName, outcome: .skipped, detail: "CheckFileInfo does not set SupportsGetLock")
+        }
+        guard let url = fileURL() else {
+            return ReadinessCheck(suite: MobileRules.suite, name: MobileRules.getLockRuleName, outcome: .failed, detail: "the WOPISrc does not form a URL")
+        }
+        let request = SimulatorRequest(method: "POST", url: url, headers: [SimulatorHeader("X-WOPI-Override", "GET_LOCK")], body: Data())
+        do {
+            return MobileRules.getLockOnUnlockedFile(try await transport.send(request))
+        } catch {
+            return ReadinessCheck(suite: MobileRules.suite, name: MobileRules.getLockRuleName, outcome: .failed, detail: "GetLock got no answer: \(error)")
+        }
     }
 
     /// EnumerateAncestors to the file's folder, CheckContainerInfo there, and the licensing comparison.
@@ -150,7 +177,7 @@ struct HostChecks: Sendable {
                 report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .passed, detail: "created \(scratchName) with PutRelativeFile"))
             case .failure(let reason):
                 report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .failed,
-                                      detail: "PutRelativeFile could not create \(scratchName) beside the file (\(reason)), so Microsoft's "
+                                      detail: "PutRelativeFile gave no scratch file \(scratchName) beside the file (\(reason)), so Microsoft's "
                                         + "validator cannot run; name an existing .wopitest file with --scratch-file and --scratch-token"))
                 return
             }
@@ -162,7 +189,7 @@ struct HostChecks: Sendable {
             report(ReadinessCheck(suite: suite, name: "scratch-file", outcome: .failed, detail: "\(error)"))
             return
         }
-        try await AsyncHTTPClientTransport.withTransport(maximumBodySize: ConformanceRunner.maximumResponseBodySize) { transport in
+        try await requests.withTransport { transport in
             let selection = RunSelection.wopiKit
             let runner = ConformanceRunner(definitions: definitions, target: target, selection: selection, policy: .original, transport: transport)
             let run = await runner.run(progress: { result in
@@ -209,7 +236,7 @@ struct HostChecks: Sendable {
     private func createScratchFile(named name: String) async -> Result<ScratchFile, ScratchFailure> {
         guard let url = fileURL() else { return .failure(ScratchFailure("the WOPISrc does not form a URL")) }
         do {
-            return try await AsyncHTTPClientTransport.withTransport { transport in
+            return try await requests.withTransport { transport in
                 let request = SimulatorRequest(method: "POST", url: url, headers: [
                     SimulatorHeader("X-WOPI-Override", "PUT_RELATIVE"), SimulatorHeader("X-WOPI-SuggestedTarget", name),
                     SimulatorHeader("X-WOPI-Size", "0"), SimulatorHeader("Content-Type", "application/octet-stream"),
@@ -218,11 +245,16 @@ struct HostChecks: Sendable {
                 let body = String(Console.redact(String(decoding: answer.body, as: UTF8.self)).split(whereSeparator: \.isNewline).joined(separator: " "))
                 let excerpt = body.isEmpty ? "no body"
                     : "body: " + String(body.prefix(TestCaseResult.bodyExcerptLength)) + (body.count > TestCaseResult.bodyExcerptLength ? "…" : "")
-                guard answer.status == 200 else { return .failure(ScratchFailure("HTTP \(answer.status), \(excerpt)")) }
+                guard answer.status == 200 else {
+                    // A host may make the file and still answer an error: it is deleted all the same.
+                    let leftover = await deleteUnannounced(named: name, transport)
+                    return .failure(ScratchFailure("HTTP \(answer.status), \(excerpt); \(leftover)"))
+                }
                 guard let link = ((try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any])?["Url"] as? String,
                       var components = URLComponents(string: link),
                       let token = components.queryItems?.first(where: { $0.name == "access_token" })?.value else {
-                    return .failure(ScratchFailure("HTTP 200 without a Url holding an access_token, \(excerpt)"))
+                    let leftover = await deleteUnannounced(named: name, transport)
+                    return .failure(ScratchFailure("HTTP 200 without a Url holding an access_token, \(excerpt); \(leftover)"))
                 }
                 Console.addSecrets([token])
                 components.queryItems = components.queryItems?.filter { $0.name != "access_token" }
@@ -233,6 +265,29 @@ struct HostChecks: Sendable {
         } catch {
             return .failure(ScratchFailure("no answer: \(error)"))
         }
+    }
+
+    /// Finds `name` in the file's folder (EnumerateAncestors, EnumerateChildren) after PutRelativeFile
+    /// failed, and deletes it if the host made it anyway; says what became of it.
+    private func deleteUnannounced(named name: String, _ transport: AsyncHTTPClientTransport) async -> String {
+        let unknown = "whether the host made \(name) anyway cannot be told without its folder listing (EnumerateAncestors, EnumerateChildren); delete it by hand if it is there"
+        guard let url = fileURL("/ancestry"), let answer = try? await transport.send(SimulatorRequest(method: "GET", url: url)), answer.status == 200,
+              let ancestors = ((try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any])?["AncestorsWithRootFirst"] as? [[String: Any]],
+              let folderLink = ancestors.last?["Url"] as? String, var folder = URLComponents(string: folderLink) else { return unknown }
+        folder.path += "/children"
+        guard let childrenURL = folder.url, let listing = try? await transport.send(SimulatorRequest(method: "GET", url: childrenURL)), listing.status == 200,
+              let children = ((try? JSONSerialization.jsonObject(with: listing.body)) as? [String: Any])?["ChildFiles"] as? [[String: Any]] else {
+            return unknown
+        }
+        guard let made = children.first(where: { $0["Name"] as? String == name }) else { return "the host did not make \(name)" }
+        guard let link = made["Url"] as? String, let fileURL = URL(string: link) else {
+            return "the host made \(name) anyway, without a Url to delete it by; delete it by hand"
+        }
+        let delete = SimulatorRequest(method: "POST", url: fileURL, headers: [SimulatorHeader("X-WOPI-Override", "DELETE")], body: Data())
+        guard let deleted = try? await transport.send(delete), deleted.status == 200 else {
+            return "the host made \(name) anyway and DeleteFile did not remove it; delete it by hand"
+        }
+        return "the host made \(name) anyway; it is deleted"
     }
 
     /// Why the scratch file could not be made.
@@ -250,17 +305,23 @@ struct HostChecks: Sendable {
 
     // MARK: Scenarios
 
-    private func scenarios(_ fileInfo: Data, _ report: @escaping @Sendable (ReadinessCheck) -> Void) async throws {
-        try await officeScenarios(fileInfo, report)
+    /// Every scenario leaves the file as it found it; `rename` still goes last, so on a host that loses a
+    /// renamed file only `rename` fails.
+    private func scenarios(_ fileInfo: Data, _ report: @escaping @Sendable (ReadinessCheck) -> Void,
+                           _ leftover: @escaping @Sendable (String) -> Void) async throws {
+        let last: [SimulationScenario] = [.rename]
+        try await officeScenarios(SimulationScenario.playOrder.filter { !last.contains($0) }, fileInfo, report, leftover)
         for client in clients where !Task.isCancelled {
-            report(try await browserEditor(client))
+            report(try await browserEditor(client, leftover))
         }
+        guard !Task.isCancelled else { return }
+        try await officeScenarios(last, fileInfo, report, leftover)
     }
 
     /// `wopi simulate --client` on the file: one scenario check named after the client.
-    private func browserEditor(_ client: WebClientProfile) async throws -> ReadinessCheck {
+    private func browserEditor(_ client: WebClientProfile, _ leftover: @Sendable (String) -> Void) async throws -> ReadinessCheck {
         let options = WebClientSimulationOptions(client: client, wopiSrc: URL(string: wopiSrc), accessToken: accessToken)
-        let outcome: Result<SimulationResult, SimulationFailure> = try await AsyncHTTPClientTransport.withTransport { transport in
+        let outcome: Result<SimulationResult, SimulationFailure> = try await requests.withTransport { transport in
             do throws(SimulationFailure) {
                 return .success(try await WebClientSimulator(options: options, transport: transport).run())
             } catch {
@@ -271,17 +332,19 @@ struct HostChecks: Sendable {
         case .success(let result):
             return ReadinessCheck(suite: "scenario", name: client.rawValue, outcome: .passed, detail: "\(result.steps.count) steps as \(client.displayName) expects")
         case .failure(let failure):
+            for each in failure.leftovers { leftover("scenario \(client.rawValue): \(each)") }
             return ReadinessCheck(suite: "scenario", name: client.rawValue, outcome: .failed, detail: failure.description)
         }
     }
 
-    private func officeScenarios(_ fileInfo: Data, _ report: @escaping @Sendable (ReadinessCheck) -> Void) async throws {
+    private func officeScenarios(_ scenarios: [SimulationScenario], _ fileInfo: Data, _ report: @escaping @Sendable (ReadinessCheck) -> Void,
+                                 _ leftover: @escaping @Sendable (String) -> Void) async throws {
         let suite = "scenario"
         let object = (try? JSONSerialization.jsonObject(with: fileInfo)) as? [String: Any]
         let name = object?["BaseFileName"] as? String ?? ""
         let user = object?["UserId"] as? String ?? ""
         guard let app = OfficeApp(fileExtension: name) else {
-            for scenario in SimulationScenario.allCases {
+            for scenario in scenarios {
                 report(ReadinessCheck(suite: suite, name: scenario.rawValue, outcome: .skipped,
                                       detail: "'\(name)' is not a Word, Excel or PowerPoint file; point --wopi-src at one"))
             }
@@ -295,13 +358,13 @@ struct HostChecks: Sendable {
             report(ReadinessCheck(suite: suite, name: "invoke-uri", outcome: .failed, detail: "no invoke URI can name this file: \(error)"))
             return
         }
-        for scenario in SimulationScenario.allCases {
+        for scenario in scenarios where !Task.isCancelled {
             var options = SimulationOptions(invokeURI: invoke, bootstrapperURL: nil, scenario: scenario, accessToken: accessToken)
             if let signIn, signIn.canSignIn {
                 options = SimulationOptions(invokeURI: invoke, bootstrapperURL: signIn.bootstrapperURL, webCredentials: signIn.webCredentials,
                                             installedApp: signIn.installedApp, registration: signIn.registration, scenario: scenario)
             }
-            let outcome: Result<SimulationResult, SimulationFailure> = try await AsyncHTTPClientTransport.withTransport { transport in
+            let outcome: Result<SimulationResult, SimulationFailure> = try await requests.withTransport { transport in
                 do throws(SimulationFailure) {
                     return .success(try await OfficeSimulator(options: options, transport: transport).run())
                 } catch {
@@ -316,6 +379,7 @@ struct HostChecks: Sendable {
                     report(ReadinessCheck(suite: suite, name: scenario.rawValue, outcome: .passed, detail: "\(result.steps.count) steps as Office for iOS expects"))
                 }
             case .failure(let failure):
+                for each in failure.leftovers { leftover("scenario \(scenario.rawValue): \(each)") }
                 report(ReadinessCheck(suite: suite, name: scenario.rawValue, outcome: .failed, detail: failure.description))
             }
         }

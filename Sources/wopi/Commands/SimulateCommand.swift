@@ -138,6 +138,8 @@ struct SimulateCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per step instead of text lines.")
     var json = false
 
+    @OptionGroup var requests: HostRequestOptions
+
     func validate() throws {
         if client != nil { return try validateWebClient() }
         if wopiSrc != nil || hostPage != nil || hostPageCookie != nil {
@@ -242,7 +244,7 @@ struct SimulateCommand: AsyncParsableCommand {
             if try await play(single).isFailure { throw ExitCode(1) }
         case .all:
             var outcomes: [(SimulationScenario, Outcome)] = []
-            for chosen in SimulationScenario.allCases {
+            for chosen in SimulationScenario.playOrder {
                 var each = options
                 each.scenario = chosen
                 Self.write(json ? Self.jsonLine(ScenarioJSON(scenario: chosen.rawValue, event: "start", detail: chosen.summary))
@@ -297,7 +299,8 @@ struct SimulateCommand: AsyncParsableCommand {
         _ session: @escaping @Sendable (any HTTPTransport, @escaping @Sendable (SimulationStep) -> Void) async throws(SimulationFailure) -> SimulationResult
     ) async throws -> Outcome {
         let json = self.json
-        let outcome: Result<SimulationResult, SimulationFailure> = try await AsyncHTTPClientTransport.withTransport { transport in
+        let requests = self.requests.limits
+        let outcome: Result<SimulationResult, SimulationFailure> = try await requests.withTransport { transport in
             do throws(SimulationFailure) {
                 return .success(try await session(transport) { step in
                     // The passback line is printed with its URI once the run ends; failures by the catch below.
@@ -328,6 +331,11 @@ struct SimulateCommand: AsyncParsableCommand {
             Self.write(json ? Self.jsonLine(StepJSON(step: step, failure: failure)) : Self.line(for: step, json: false))
             var message = "wopi: simulate: \(failure.step.title) failed: \(failure.reason)\n"
             if let answer = failure.answer { message += "  host answered: \(answer)\n" }
+            // What the failed session could not put back, said once, at the end of its lines.
+            for leftover in failure.leftovers {
+                if !json { Self.write("left on the host: \(leftover)") }
+                message += "  left on the host: \(leftover)\n"
+            }
             Console.write(Console.redact(message), to: .standardError)
             return .failed("at \(failure.step.title): \(failure.reason)")
         }

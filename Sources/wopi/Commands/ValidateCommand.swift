@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OfficeSimulator
 import WOPICore
 import WOPIHTTPClient
 import WOPIValidator
@@ -28,7 +29,13 @@ struct ValidateCommand: AsyncParsableCommand {
             masked in every line and in --json.
 
             By default the WopiCore and OfficeNativeClient categories run, without the coauthoring, incremental \
-            file transfer and ProofKeys groups, and X-WOPI-ItemVersion is required wherever a test checks it.
+            file transfer and ProofKeys groups, and the verdict is the one Microsoft's validator gives on the same \
+            definitions: X-WOPI-ItemVersion is checked where a host sends it, as the definitions and the WOPI docs \
+            leave it optional. Office for iOS needs it on GetFile, PutFile, Lock and Unlock (`wopi check-host` \
+            checks that); --strict-item-version requires it wherever a test checks it.
+
+            --junit FILE writes the cases as JUnit XML, in the format of `wopi check-host --junit` (one testsuite \
+            "validator", one testcase per case, prerequisite failures as "prerequisite/<name>").
 
             Proof keys: Microsoft's runner cannot sign proofs, so hosts exclude the ProofKeys group. With \
             --proof-key (and --proof-key-old) every request carries X-WOPI-TimeStamp, X-WOPI-Proof and \
@@ -79,8 +86,16 @@ struct ValidateCommand: AsyncParsableCommand {
     @Flag(help: "Also run groups marked HasDelay, which sleep for minutes.")
     var includeDelayed = false
 
-    @Flag(help: "Accept a missing X-WOPI-ItemVersion, as Microsoft's runner does.")
+    @Flag(help: "Require X-WOPI-ItemVersion wherever a test checks it, as Office for iOS does (Microsoft's definitions leave it optional).")
+    var strictItemVersion = false
+
+    @Flag(help: ArgumentHelp("Accept a missing X-WOPI-ItemVersion, as Microsoft's runner does: the default.", visibility: .hidden))
     var lenientItemVersion = false
+
+    @Option(help: ArgumentHelp("Write the cases as JUnit XML to this file, as `wopi check-host --junit` does.", valueName: "file"))
+    var junit: String?
+
+    @OptionGroup var requests: HostRequestOptions
 
     @Flag(help: "Print the whole report as one JSON object on stdout (per-case lines go to stderr).")
     var json = false
@@ -99,6 +114,8 @@ struct ValidateCommand: AsyncParsableCommand {
         _ = try selectedCategories()
         if proofKeyOld != nil, proofKey == nil { throw ValidationError("--proof-key-old needs --proof-key") }
         _ = try proofSigner()
+        if strictItemVersion, lenientItemVersion { throw ValidationError("--strict-item-version and --lenient-item-version contradict each other") }
+        if let junit { try JUnitReport.checkWritable(junit) }
         _ = try DefinitionsLookup.locate(testcases: testcases)
     }
 
@@ -118,13 +135,13 @@ struct ValidateCommand: AsyncParsableCommand {
         var selection = RunSelection(categories: try selectedCategories(), excludedGroups: excluded, onlyGroups: Set(groups),
                                      onlyCases: Set(tests), includesDelayedGroups: includeDelayed)
         if signsProofKeys { selection.groupsInAnyCategory = [ExcludedGroup.proofKeys.name] }
-        let policy: ValidationPolicy = lenientItemVersion ? .original : .wopiKit
+        let policy: ValidationPolicy = strictItemVersion ? .wopiKit : .original
         let target = try target()
         let useJSON = json
 
         let tests = self.tests
         let report = try await Interruption.run { [selection] in
-            try await AsyncHTTPClientTransport.withTransport(maximumBodySize: ConformanceRunner.maximumResponseBodySize) { transport in
+            try await requests.withTransport { transport in
                 let runner = ConformanceRunner(definitions: definitions, target: target, selection: selection, policy: policy, transport: transport,
                                                proofSigner: signer)
                 if !tests.isEmpty, runner.plannedCases().isEmpty {
@@ -151,8 +168,25 @@ struct ValidateCommand: AsyncParsableCommand {
                                       prerequisiteFailures: report.prerequisiteFailures, results: report.results)
             Console.line(String(decoding: try encoder.encode(document), as: UTF8.self))
         }
+        if let junit { try JUnitReport(checks: Self.checks(report), tool: "validate", redact: Console.redact).write(to: junit) }
         Self.emit(report.totals.line, toStandardError: json)
         if report.totals.failed > 0 { throw ExitCode(1) }
+    }
+
+    /// The run as checks of the family "validator", for `--junit`: each case by `group/name`, each failed
+    /// prerequisite by `prerequisite/name`, as `wopi check-host` reports them.
+    static func checks(_ report: RunReport) -> [ReadinessCheck] {
+        let prerequisites = report.prerequisiteFailures.map {
+            ReadinessCheck(suite: "validator", name: "prerequisite/\($0.name)", outcome: .failed, detail: $0.detail)
+        }
+        return prerequisites + report.results.map { result in
+            let outcome: ReadinessCheck.Outcome = switch result.status {
+            case .passed: .passed
+            case .failed: .failed
+            case .skipped: .skipped
+            }
+            return ReadinessCheck(suite: "validator", name: "\(result.group)/\(result.name)", outcome: outcome, detail: result.detail)
+        }
     }
 
     /// The signer for `--proof-key` / `--proof-key-old`, or `nil` without them.

@@ -12,8 +12,16 @@ struct HostOnboarding {
     let accessToken: String
     let bootstrapper: String?
 
+    /// The form, and why the host could not be asked at all (no answer, or a CheckFileInfo that is not
+    /// JSON), when it could not.
+    struct Outcome {
+        var document: OnboardingForm.Document
+        var unreachable: String?
+    }
+
     /// Asks the host and builds the form.
-    func document(transport: AsyncHTTPClientTransport) async -> OnboardingForm.Document {
+    func document(transport: AsyncHTTPClientTransport) async -> Outcome {
+        var unreachable: String?
         var missing = ["LocalizedProviderName", "IconLocations", "ProviderDescription", "ClientId", "ClientSecret", "RedirectUri",
                        "AuthScopes", "SupportRefresh"]
         var problems: [OnboardingForm.Problem] = []
@@ -29,11 +37,17 @@ struct HostOnboarding {
                     problems.append(.init(field: "WOPISrc", problem: "CheckFileInfo answered HTTP \(answer.status) (\(HostAnswer(answer)))"))
                 } else {
                     let object = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any]
-                    if object == nil { problems.append(.init(field: "WOPISrc", problem: "CheckFileInfo's body is not a JSON object")) }
+                    if object == nil {
+                        let problem = "CheckFileInfo answered 200 but not a JSON object (\(HostAnswer(answer)))"
+                        problems.append(.init(field: "WOPISrc", problem: problem))
+                        unreachable = problem
+                    }
                     brandName = (object?["BreadcrumbBrandName"] as? String).flatMap { $0.isEmpty ? nil : $0 }
                 }
             } catch {
-                problems.append(.init(field: "WOPISrc", problem: "no answer from \(wopiSrc): \(error)"))
+                let problem = "no answer from \(wopiSrc): \(error)"
+                problems.append(.init(field: "WOPISrc", problem: problem))
+                unreachable = problem
             }
         }
         if let problem = Self.notHTTPS(wopiSrc) { problems.append(.init(field: "WOPISrc", problem: problem)) }
@@ -70,11 +84,12 @@ struct HostOnboarding {
         }
         if providerID == nil { missing.append("ProviderId") }
         if domains.isEmpty { missing.append("AuthUriDomains") }
-        return OnboardingForm.Document(
+        let document = OnboardingForm.Document(
             LocalizedProviderName: brandName, IconLocations: nil, BootstrapUrl: bootstrapper, ProviderDescription: nil, ClientId: nil,
             ClientSecret: nil, ClientAppName: "Office", RedirectUri: nil, ProviderId: providerID,
             AuthUriDomains: domains.isEmpty ? nil : domains.joined(separator: ", "), AuthScopes: nil, SupportRefresh: nil,
             missing: missing, problems: problems)
+        return Outcome(document: document, unreachable: unreachable)
     }
 
     /// Why `url` is not what Office for iOS accepts, or `nil`: https, or http on loopback for a test.

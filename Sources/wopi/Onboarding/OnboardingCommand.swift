@@ -27,8 +27,9 @@ struct OnboardingCommand: AsyncParsableCommand {
               wopi onboarding --wopi-src https://wopi.contoso.com/wopi/files/F1 --access-token "$TOKEN" \\
                 --bootstrapper https://wopi.contoso.com/wopibootstrapper
 
-            Exit status: 0 when the object was printed, 2 when the data folder does not exist or cannot be \
-            read, or the input is invalid.
+            Exit status: 0 when the object was printed, 1 when the host could not be asked at all (refused, \
+            reset, timed out, a CheckFileInfo that is not JSON; the object is still printed and the reason goes to \
+            stderr), 2 when the data folder does not exist or cannot be read, or the input is invalid.
             """
     )
 
@@ -42,6 +43,8 @@ struct OnboardingCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The host's bootstrapper URL (with --wopi-src): its challenge fills ProviderId and AuthUriDomains.", valueName: "url"))
     var bootstrapper: String?
+
+    @OptionGroup var requests: HostRequestOptions
 
     func validate() throws {
         guard let wopiSrc else {
@@ -70,10 +73,15 @@ struct OnboardingCommand: AsyncParsableCommand {
     func run() async throws {
         if let wopiSrc, let accessToken {
             let onboarding = HostOnboarding(wopiSrc: wopiSrc, accessToken: accessToken, bootstrapper: bootstrapper)
-            let document = try await AsyncHTTPClientTransport.withTransport { transport in
+            let outcome = try await requests.withTransport { transport in
                 await onboarding.document(transport: transport)
             }
-            try write(document)
+            try write(outcome.document)
+            // A script must tell "the host answered, see problems" from "the host could not be asked".
+            if let reason = outcome.unreachable {
+                Console.write(Console.redact("wopi: onboarding: the host could not be asked: \(reason)\n"), to: .standardError)
+                throw ExitCode(1)
+            }
             return
         }
         try await dataOptions.withStorage { folder in

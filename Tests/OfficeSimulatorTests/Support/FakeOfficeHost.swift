@@ -36,6 +36,8 @@ struct FakeOfficeHost {
         case putRelativeNameMismatch
         /// CreateChildFile answers a Url without `access_token`.
         case createChildFileWithoutToken
+        /// Does not offer renaming: SupportsRename is false.
+        case noRename
     }
 
     static let clientID = "fake-office-client"
@@ -462,6 +464,7 @@ actor FakeHostState {
         ]
         if defect == .checkFileInfoWithoutVersion { info["Version"] = nil }
         if defect == .checkFileInfoWithoutIsEduUser { info["IsEduUser"] = nil }
+        if defect == .noRename { info["SupportsRename"] = false }
         return FakeOfficeHost.json(info)
     }
 

@@ -127,7 +127,7 @@ actor FaultyHostStorage {
         case "REFRESH_LOCK": return refreshLock(call.id, lock ?? "")
         case "UNLOCK": return unlock(call.id, lock ?? "")
         case "PUT_RELATIVE" where !faults.contains(.putRelativeNotImplemented): return putRelativeFile(call)
-        case "RENAME_FILE" where !faults.contains(.renameNotImplemented): return renameFile(call.id, stem: Self.utf7Decoded(call.header("X-WOPI-RequestedName") ?? ""), lock: lock)
+        case "RENAME_FILE" where !faults.contains(.renameNotImplemented) && !faults.contains(.renameNotOffered): return renameFile(call.id, stem: Self.utf7Decoded(call.header("X-WOPI-RequestedName") ?? ""), lock: lock)
         case "DELETE": return deleteFile(call.id)
         default: return Reply(status: 501)
         }
@@ -152,7 +152,7 @@ actor FaultyHostStorage {
         guard let file = files[id] else { return Reply(status: 404) }
         var info: [String: Any] = [
             "BaseFileName": file.name, "OwnerId": FaultyWOPIHost.userID, "UserId": FaultyWOPIHost.userID, "Size": file.bytes.count,
-            "Version": version(file), "LastModifiedTime": Self.iso8601(file.modified), "IsEduUser": false, "LicenseCheckForEditIsEnabled": false,
+            "Version": version(file), "LastModifiedTime": lastModifiedTime(file), "IsEduUser": false, "LicenseCheckForEditIsEnabled": false,
             "UserCanWrite": true, "SupportsLocks": true, "SupportsGetLock": true, "SupportsUpdate": true, "SupportsRename": true,
             "UserCanRename": true, "SupportsDeleteFile": true, "SupportsContainers": true, "UserCanNotWriteRelative": false,
             "UserFriendlyName": "Corpus user", "BreadcrumbBrandName": "Stand-in Drive",
@@ -167,17 +167,13 @@ actor FaultyHostStorage {
             case .isEduUserAsString: info["IsEduUser"] = "no"
             case .colonInUserId: info["UserId"] = "corpus:user"
             case .wrongSize: info["Size"] = file.bytes.count + 1
-            case .missingPostMessageOrigin: info["PostMessageOrigin"] = nil
+            case .missingPostMessageOrigin, .collaboraWithoutPostMessageOrigin: info["PostMessageOrigin"] = nil
             case .supportsUpdateFalse: info["SupportsUpdate"] = false
             case .userCanWriteFalse: info["UserCanWrite"] = false
             case .nullProperty: info["BreadcrumbBrandName"] = NSNull()
-            case .lastModifiedTimeNotUTC:
-                let formatter = DateFormatter()
-                formatter.locale = Locale(identifier: "en_US_POSIX")
-                formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
-                info["LastModifiedTime"] = formatter.string(from: file.modified)
             case .noContainers: info["SupportsContainers"] = nil
             case .putRelativeNotImplemented: info["UserCanNotWriteRelative"] = true
+            case .renameNotOffered: info["SupportsRename"] = false
             default: break
             }
         }
@@ -202,9 +198,13 @@ actor FaultyHostStorage {
         } else if !file.bytes.isEmpty, !faults.contains(.putWithoutLockOnNonEmptyFile) {
             return mismatch(current: nil, sent: lock)
         }
-        // Collabora Online's guard: a save based on an older LastModifiedTime is refused with 1010.
+        if faults.contains(.putFileRefusedWithExternalLock) {
+            return Reply(status: 409, headers: [("X-WOPI-Lock", "External")], body: Data("file is locked by an external app".utf8))
+        }
+        // Collabora Online's guard: a save based on another LastModifiedTime than the file's, compared
+        // as the opaque string the host gave, is refused with 1010.
         if let seen = call.header("X-COOL-WOPI-Timestamp") ?? call.header("X-LOOL-WOPI-Timestamp"), !faults.contains(.collaboraTimestampIgnored),
-           Self.date(seen).map({ $0.timeIntervalSince1970.rounded(.down) != file.modified.timeIntervalSince1970.rounded(.down) }) ?? true {
+           seen != lastModifiedTime(file) {
             return Reply(status: 409, headers: [("Content-Type", "application/json")], body: Data(#"{"COOLStatusCode":1010}"#.utf8))
         }
         file.bytes = call.body
@@ -214,7 +214,7 @@ actor FaultyHostStorage {
         }
         files[call.id] = file
         guard !faults.contains(.putFileWithoutLastModifiedTime) else { return Reply(status: 200, headers: itemVersion(file)) }
-        var reply = json(["LastModifiedTime": Self.iso8601(file.modified)])
+        var reply = json(["LastModifiedTime": lastModifiedTime(file)])
         reply.headers += itemVersion(file)
         return reply
     }
@@ -224,12 +224,15 @@ actor FaultyHostStorage {
         "\(base.scheme ?? "http")://\(base.host ?? "127.0.0.1")\(base.port.map { ":\($0)" } ?? "")"
     }
 
-    static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+    /// The file's LastModifiedTime as this host writes it: ISO 8601 UTC, or with a planted fault the
+    /// `2026-11-25 13:54:07.000` of cs3org/wopiserver.
+    private func lastModifiedTime(_ file: File) -> String {
+        guard faults.contains(.lastModifiedTimeNotUTC) || faults.contains(.collaboraOpaqueTimestamp) else { return Self.iso8601(file.modified) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+        return formatter.string(from: file.modified)
     }
 
     /// A PutFile's head has arrived. ``HostFault/keepsTruncatedUpload`` empties the file and writes
@@ -309,7 +312,11 @@ actor FaultyHostStorage {
 
     private func putRelativeFile(_ call: Call) -> Reply {
         guard let source = files[call.id] else { return Reply(status: 404) }
-        return newFile(in: source.folder, call: call, content: call.body, sourceName: source.name, conflictingHeaders: 400)
+        let reply = newFile(in: source.folder, call: call, content: call.body, sourceName: source.name, conflictingHeaders: 400)
+        if faults.contains(.putRelativeCreatesAndAnswers500), reply.status == 200 {
+            return Reply(status: 500, body: Data("internal error while creating the file".utf8))
+        }
+        return reply
     }
 
     private func createChildFile(_ call: Call) -> Reply {

@@ -34,11 +34,16 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
     case invalidTokenAnswers500 = "invalid-token-answers-500"
     case putRelativeNotImplemented = "put-relative-not-implemented"
     case renameNotImplemented = "rename-not-implemented"
+    case renameNotOffered = "rename-not-offered"
+    case putRelativeCreatesAndAnswers500 = "put-relative-creates-and-answers-500"
+    case putFileRefusedWithExternalLock = "put-file-refused-with-external-lock"
     case noContainers = "no-containers"
     // Browser editors
     case missingPostMessageOrigin = "missing-post-message-origin"
     case collaboraTimestampIgnored = "collabora-timestamp-ignored"
     case putFileWithoutLastModifiedTime = "put-file-without-last-modified-time"
+    case collaboraOpaqueTimestamp = "collabora-opaque-timestamp"
+    case collaboraWithoutPostMessageOrigin = "collabora-without-post-message-origin"
 
     var description: String { rawValue }
 
@@ -75,21 +80,63 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
         case .invalidTokenAnswers500: "CheckFileInfo with an invalid access token answers 500, not 401"
         case .putRelativeNotImplemented: "PutRelativeFile answers 501 (UserCanNotWriteRelative is true), so no scratch file can be made"
         case .renameNotImplemented: "SupportsRename and UserCanRename are true, but RenameFile answers 501"
+        case .renameNotOffered: "no renaming: SupportsRename is false and RenameFile answers 501 (a host that does not offer it; nothing to catch)"
+        case .putRelativeCreatesAndAnswers500: "PutRelativeFile makes the file, then answers 500 (cs3org/wopiserver)"
+        case .putFileRefusedWithExternalLock: "every PutFile answers 409 with X-WOPI-Lock: External, a lock of the host's own (cs3org/wopiserver)"
         case .noContainers: "files only: no SupportsContainers and the container operations answer 501, as in many hosts made for Office for the web"
         case .missingPostMessageOrigin: "CheckFileInfo has no PostMessageOrigin, so a browser editor's messages reach no page"
         case .collaboraTimestampIgnored: "PutFile ignores X-COOL-WOPI-Timestamp, so a stale autosave overwrites another writer's save"
         case .putFileWithoutLastModifiedTime: "PutFile answers 200 without {\"LastModifiedTime\": …}, so Collabora's next autosave has no timestamp to send"
+        case .collaboraOpaqueTimestamp: "LastModifiedTime \"2026-11-25 13:54:07.000\" with --client collabora, which keeps it as an opaque string (cs3org/wopiserver)"
+        case .collaboraWithoutPostMessageOrigin: "no PostMessageOrigin with --client collabora, which reads it as optional"
         }
     }
 
     /// How `wopi check-host` reports the fault: a warning (still "ready"), or a host that is not ready.
-    var isWarning: Bool { self == .nullProperty || self == .lastModifiedTimeNotUTC }
+    var isWarning: Bool {
+        [.nullProperty, .lastModifiedTimeNotUTC, .collaboraOpaqueTimestamp, .collaboraWithoutPostMessageOrigin].contains(self)
+    }
+
+    /// A host that is ready without a warning: what it lacks is optional, and the checks that depend on
+    /// it are skipped (``caughtBy`` then lists the skipped checks, `[skip]`).
+    var isReady: Bool { self == .renameNotOffered }
+
+    /// Checks that must pass although the fault is planted: one scenario's effects never fail another,
+    /// and a value a client treats as optional or opaque never fails that client.
+    var mustPass: [String] {
+        switch self {
+        case .idChangesOnRename: ["scenario open-edit-save", "scenario conflict", "scenario upload-pending", "scenario collabora"]
+        case .collaboraOpaqueTimestamp: ["rule checkfileinfo.collabora-properties", "scenario collabora"]
+        case .collaboraWithoutPostMessageOrigin: ["scenario collabora"]
+        case .renameNotOffered: ["scenario conflict", "scenario upload-pending"]
+        default: []
+        }
+    }
+
+    /// Words the line of a check must hold, so the first line read names the real cause.
+    var namedCause: (check: String, words: String)? {
+        switch self {
+        case .putFileRefusedWithExternalLock: ("scenario collabora", "409 naming the lock 'External'")
+        case .idChangesOnRename: ("scenario rename", "the file's WOPISrc answers 404 since the rename")
+        case .getLock404WhenUnlocked: ("rule getlock.unlocked-file", "GetLock answered HTTP 404 on the file, which no client had locked")
+        default: nil
+        }
+    }
+
+    /// What the run must say, after the checks, that it could not put back.
+    var leftover: String? {
+        switch self {
+        case .idChangesOnRename: "left on the host: scenario rename: 'Plan.docx' is now named 'Plan renamed on iOS.docx' and still locked by 'WOPIKit-simulator-"
+        default: nil
+        }
+    }
 
     /// The browser editor `wopi check-host --client` must be told about to catch it, if any.
     var client: String? {
         switch self {
         case .missingPostMessageOrigin: "office-web"
-        case .collaboraTimestampIgnored, .putFileWithoutLastModifiedTime: "collabora"
+        case .collaboraTimestampIgnored, .putFileWithoutLastModifiedTime, .collaboraOpaqueTimestamp, .collaboraWithoutPostMessageOrigin,
+             .putFileRefusedWithExternalLock, .idChangesOnRename: "collabora"
         default: nil
         }
     }
@@ -107,7 +154,7 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
         case .folderLicensingDiffers: ["rule licensing.file-equals-folder"]
         case .nullProperty: ["rule checkfileinfo.no-null-values"]
         case .lastModifiedTimeNotUTC: ["rule checkfileinfo.last-modified-time"]
-        case .getLock404WhenUnlocked: ["scenario open-edit-save", "scenario rename"]
+        case .getLock404WhenUnlocked: ["rule getlock.unlocked-file", "scenario open-edit-save", "scenario rename"]
         case .getLockEmptyWhenLocked: ["validator GetLock/files.GetLock", "scenario conflict"]
         case .locked423Not409: ["validator Locks/LockMismatchOnLockRequest", "scenario conflict"]
         case .lockHeaderMissingWhenUnlocked: ["scenario open-edit-save"]
@@ -131,6 +178,11 @@ enum HostFault: String, CaseIterable, Sendable, CustomStringConvertible {
         case .missingPostMessageOrigin: ["rule checkfileinfo.office-web-properties", "scenario office-web"]
         case .collaboraTimestampIgnored: ["scenario collabora"]
         case .putFileWithoutLastModifiedTime: ["scenario collabora"]
+        case .renameNotOffered: ["scenario rename"]
+        case .putRelativeCreatesAndAnswers500: ["validator scratch-file"]
+        case .putFileRefusedWithExternalLock: ["scenario open-edit-save", "scenario collabora"]
+        case .collaboraOpaqueTimestamp: ["rule checkfileinfo.last-modified-time"]
+        case .collaboraWithoutPostMessageOrigin: ["rule checkfileinfo.collabora-properties"]
         }
     }
 }
