@@ -40,9 +40,10 @@ public final class OpenIDConnectClient: OpenIDProvider {
     public static func discover(_ configuration: OpenIDConnectConfiguration, httpClient: HTTPClient = .shared,
                                 logger: Logger = Logger(label: "wopi.oidc")) async throws(OpenIDDiscoveryError) -> OpenIDConnectClient {
         let http = ProviderHTTP(client: httpClient, timeout: configuration.requestTimeout)
+        let startHTTP = ProviderHTTP(client: httpClient, timeout: configuration.discoveryTimeout)
         let url = configuration.discoveryURL
         let answer: ProviderHTTP.Answer
-        do { answer = try await http.get(url) } catch { throw .unreachable(url: url, detail: error.description) }
+        do { answer = try await startHTTP.get(url) } catch { throw .unreachable(url: url, detail: error.description) }
         guard answer.status == 200 else { throw .unreachable(url: url, detail: "HTTP \(answer.status)") }
         let metadata: OpenIDProviderMetadata
         do { metadata = try JSONDecoder().decode(OpenIDProviderMetadata.self, from: answer.body) } catch {
@@ -57,7 +58,7 @@ public final class OpenIDConnectClient: OpenIDProvider {
         }
         let keySet = ProviderKeySet(url: metadata.jwksURI, http: http, refetchInterval: configuration.keyRefetchInterval, now: configuration.now,
                                     logger: logger)
-        try await keySet.load()
+        try await keySet.load(through: startHTTP)
         return OpenIDConnectClient(configuration: configuration, metadata: metadata, http: http, keySet: keySet)
     }
 

@@ -17,8 +17,10 @@ public struct OpenIDConnectConfiguration: Sendable {
     public var usernameClaim: String
     /// How far the provider's clock may be from this host's, for `exp`, `iat` and `nbf` (at most 60 seconds).
     public var allowedClockSkew: TimeInterval
-    /// How long any one request to the provider may take.
+    /// How long a sign-in may wait on the provider: the code exchange and any JWKS reading it needs, together.
     public var requestTimeout: Duration
+    /// How long each request at start (the discovery document, the JWKS) may take.
+    public var discoveryTimeout: Duration
     /// The least time between two readings of the JWKS caused by an unknown key id.
     public var keyRefetchInterval: TimeInterval
     /// The clock; tests move it.
@@ -30,7 +32,7 @@ public struct OpenIDConnectConfiguration: Sendable {
     /// A configuration; throws ``OpenIDConnectConfigurationError`` when a value cannot work.
     public init(issuer: String, clientID: String, clientSecret: String?, scopes: [String] = ["openid", "profile"], name: String = "OpenID Connect",
                 usernameClaim: String = "preferred_username", allowedClockSkew: TimeInterval = 60, requestTimeout: Duration = .seconds(4),
-                keyRefetchInterval: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }) throws(OpenIDConnectConfigurationError) {
+                discoveryTimeout: Duration = .seconds(10), keyRefetchInterval: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }) throws(OpenIDConnectConfigurationError) {
         guard let url = URL(string: issuer), let scheme = url.scheme?.lowercased(), ["https", "http"].contains(scheme), url.host != nil,
               url.query == nil, url.fragment == nil else {
             throw .init("the issuer '\(issuer)' is not an http(s) URL without query or fragment")
@@ -54,6 +56,7 @@ public struct OpenIDConnectConfiguration: Sendable {
         self.usernameClaim = usernameClaim
         self.allowedClockSkew = allowedClockSkew
         self.requestTimeout = requestTimeout
+        self.discoveryTimeout = discoveryTimeout
         self.keyRefetchInterval = keyRefetchInterval
         self.now = now
     }

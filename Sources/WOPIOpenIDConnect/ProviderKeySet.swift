@@ -21,6 +21,7 @@ actor ProviderKeySet {
     private var algorithms: [String: String] = [:]
     private var defaultKeyID: String?
     private var lastRefetch: Date?
+    private var refetching: Task<Result<Void, OpenIDSignInError>, Never>?
     /// How many times the JWKS was read (for tests and the log).
     private(set) var fetchCount = 0
     /// How many keys the host can verify with.
@@ -34,10 +35,10 @@ actor ProviderKeySet {
         self.logger = logger
     }
 
-    /// Reads the JWKS; throws when it cannot be read or holds no usable key.
-    func load() async throws(OpenIDDiscoveryError) {
+    /// Reads the JWKS (through `reader`, else the sign-ins' own deadline); throws when it cannot be read or holds no usable key.
+    func load(through reader: ProviderHTTP? = nil) async throws(OpenIDDiscoveryError) {
         let answer: ProviderHTTP.Answer
-        do { answer = try await http.get(url) } catch { throw .keysUnavailable(url: url, detail: error.description) }
+        do { answer = try await (reader ?? http).get(url) } catch { throw .keysUnavailable(url: url, detail: error.description) }
         guard answer.status == 200 else { throw .keysUnavailable(url: url, detail: "HTTP \(answer.status)") }
         guard let object = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any], let entries = object["keys"] as? [[String: Any]] else {
             throw .keysUnavailable(url: url, detail: "not a JSON Web Key Set")
@@ -112,17 +113,31 @@ actor ProviderKeySet {
         return payload
     }
 
-    /// Reads the JWKS again, unless it was read for this reason less than the interval ago.
+    /// Reads the JWKS again, unless it was read for this reason less than the interval ago. Sign-ins that meet an
+    /// unknown key while a reading is under way wait for that reading rather than start another or give up.
     private func refetchForUnknownKey() async throws(OpenIDSignInError) {
+        if let inFlight = refetching {
+            try await inFlight.value.get()
+            return
+        }
         let time = now()
         if let lastRefetch, time.timeIntervalSince(lastRefetch) < refetchInterval { return }
         lastRefetch = time
-        do {
-            try await load()
-            logger.notice("read the identity provider's keys again for an unknown key id", metadata: ["keys": "\(algorithms.count)"])
-        } catch {
-            throw OpenIDSignInError(.providerUnavailable, error.description)
+        let reading = Task { () -> Result<Void, OpenIDSignInError> in
+            do throws(OpenIDDiscoveryError) {
+                try await self.load()
+                return .success(())
+            } catch {
+                return .failure(OpenIDSignInError(.providerUnavailable, error.description))
+            }
         }
+        refetching = reading
+        let outcome = await reading.value
+        refetching = nil
+        if case .success = outcome {
+            logger.notice("read the identity provider's keys again for an unknown key id", metadata: ["keys": "\(algorithms.count)"])
+        }
+        try outcome.get()
     }
 
     /// JWTKit's part: the signature. The claims are checked by ``IDTokenClaims``, with the configured skew.
