@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "OfficeURLScheme", targets: ["OfficeURLScheme"]),
         .library(name: "WOPICore", targets: ["WOPICore"]),
         .library(name: "WOPIHost", targets: ["WOPIHost"]),
+        .library(name: "WOPIOpenIDConnect", targets: ["WOPIOpenIDConnect"]),
         .library(name: "WOPIStoreSQLite", targets: ["WOPIStoreSQLite"]),
         .library(name: "WOPIStorePostgres", targets: ["WOPIStorePostgres"]),
         .library(name: "WOPIBlobStoreS3", targets: ["WOPIBlobStoreS3"]),
@@ -50,6 +51,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         // The S3 blob store's XML answers (listings, multipart uploads, errors).
         .package(url: "https://github.com/CoreOffice/XMLCoder", from: "0.18.2"),
+        // OpenID Connect sign-in: id_token signatures against the provider's JWKS (RS256, PS256, ES256, EdDSA).
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // Office URI grammar, app catalogue, sign-in URLs, Info.plist checks. Foundation only.
@@ -95,6 +98,21 @@ let package = Package(
             exclude: ["Resources/README.md"],
             // The demo documents and the page templates, read through `HostResources`.
             resources: [.copy("Resources/SampleDocuments"), .copy("Resources/Templates")],
+            swiftSettings: strictSettings
+        ),
+        // Sign-in through the operator's OpenID Connect provider: discovery, JWKS, the code exchange, id_token checks.
+        .target(
+            name: "WOPIOpenIDConnect",
+            dependencies: [
+                "WOPIHost",
+                "WOPICore",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // The store's rules in SQL both databases run, above a narrow session each driver provides.
@@ -205,6 +223,7 @@ let package = Package(
                 "OfficeURLScheme",
                 "WOPICore",
                 "WOPIHost",
+                "WOPIOpenIDConnect",
                 "WOPIStoreSQLite",
                 "WOPIStorePostgres",
                 "WOPIBlobStoreS3",
@@ -240,12 +259,15 @@ let package = Package(
             name: "WOPIHostTests",
             dependencies: [
                 "WOPIHost",
+                "WOPIOpenIDConnect",
                 "WOPIStoreSQL",
                 "WOPIStoreSQLite",
                 "WOPIStorePostgres",
                 "WOPICore",
                 "WOPIStoreTesting",
                 "TestSupport",
+                // The stand-in identity provider signs its id_tokens itself (RS256, PS256, ES256, EdDSA, and forgeries).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -36,7 +36,12 @@ public enum WOPIHostApplication {
         // Sign-in (OAuth 2.0 server, bootstrapper, app-to-app) when the configuration has an Office registration.
         // One throttle and password checker for every password form of this host.
         let signIn = SignInGuard(policy: backend.configuration.authorizationPolicy, store: backend.store)
-        AuthorizationServer(backend: backend, sharing: signIn)?.addRoutes(to: router)
+        let authorization = AuthorizationServer(backend: backend, sharing: signIn)
+        authorization?.addRoutes(to: router)
+        // Sign-in through the operator's OpenID Connect provider, for the web front and Office's authorization page.
+        if let openID = backend.configuration.openIDSignIn, let store = backend.store as? any WOPIStore & IdentityLinkStore {
+            OpenIDSignInController(backend: backend, signIn: openID, store: store, authorization: authorization).addRoutes(to: router)
+        }
         // Web front: the file browser at `/` for the provider's users.
         WebFrontController(backend: backend, sharing: signIn).addRoutes(to: router)
         return router

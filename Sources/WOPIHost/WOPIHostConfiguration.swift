@@ -23,6 +23,9 @@ public struct WOPIHostConfiguration: Sendable {
     /// Office's sign-in registration; with it the host serves `/oauth2/*` and `/wopibootstrapper`
     /// (``AuthorizationServer``). `nil` turns sign-in off.
     public var officeRegistration: OfficeRegistration? = nil
+    /// Sign-in through the operator's OpenID Connect provider, beside or instead of passwords; `nil` for passwords only.
+    /// Needs a store that is an ``IdentityLinkStore`` (SQLite and PostgreSQL are).
+    public var openIDSignIn: OpenIDSignIn? = nil
     /// Lifetimes and limits of sign-in: codes, OAuth tokens, failed passwords.
     public var authorizationPolicy = AuthorizationPolicy()
     /// Metrics and audit log; off by default.

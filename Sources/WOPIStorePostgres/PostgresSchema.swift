@@ -243,6 +243,29 @@ enum PostgresSchema {
             "DROP INDEX files_lock_expiry",
             "ALTER TABLE files SET (fillfactor = 90)",
         ]),
+        // Accounts linked to people at an OpenID Connect provider, and sign-ins under way, as SQLite's v11-identity-links.
+        Migration(version: 11, name: "identity-links", sql: [
+            """
+            CREATE TABLE identity_links (
+                issuer text NOT NULL,
+                subject text NOT NULL,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                linked_at double precision NOT NULL,
+                PRIMARY KEY (issuer, subject)
+            )
+            """,
+            "CREATE UNIQUE INDEX identity_links_user ON identity_links (user_id, issuer)",
+            """
+            CREATE TABLE openid_sign_ins (
+                state_digest text PRIMARY KEY,
+                browser_digest text NOT NULL,
+                continuation text NOT NULL,
+                created_at double precision NOT NULL,
+                expires_at double precision NOT NULL
+            )
+            """,
+            "CREATE INDEX openid_sign_ins_expiry ON openid_sign_ins (expires_at)",
+        ]),
     ]
 
     /// The newest version this binary knows.

@@ -53,7 +53,8 @@ public struct PostgresSession: SQLSession {
 }
 
 /// The rules written once above the drivers run on PostgreSQL through these.
-extension PostgresStore: SQLStore, AuthorizationStore, WebSessionStore, AuditStore, SignInFailureStore, TemplateOriginStore {
+extension PostgresStore: SQLStore, AuthorizationStore, WebSessionStore, AuditStore, SignInFailureStore, TemplateOriginStore,
+    IdentityLinkStore {
     /// PostgreSQL's SQL: names compared through `wopi_fold()`, rows locked with `FOR UPDATE` as they are read.
     public var dialect: SQLDialect { .postgres }
 

@@ -222,6 +222,28 @@ enum SQLiteSchema {
                 CREATE INDEX template_origins_template ON template_origins(template_id);
                 """)
         }
+        // Accounts linked to people at an OpenID Connect provider, by (issuer, sub); a link goes with its
+        // account. Sign-ins sent to the provider and not yet back, by the digest of their state.
+        migrator.registerMigration("v11-identity-links") { db in
+            try db.execute(sql: """
+                CREATE TABLE identity_links (
+                    issuer TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    linked_at REAL NOT NULL,
+                    PRIMARY KEY (issuer, subject)
+                );
+                CREATE UNIQUE INDEX identity_links_user ON identity_links(user_id, issuer);
+                CREATE TABLE openid_sign_ins (
+                    state_digest TEXT PRIMARY KEY,
+                    browser_digest TEXT NOT NULL,
+                    continuation TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE INDEX openid_sign_ins_expiry ON openid_sign_ins(expires_at);
+                """)
+        }
         return migrator
     }
 }

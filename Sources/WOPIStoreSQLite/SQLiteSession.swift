@@ -60,7 +60,8 @@ public struct SQLiteSession: SQLSession {
 }
 
 /// The rules written once above the drivers run on SQLite through these.
-extension SQLiteStore: SQLStore, AuthorizationStore, WebSessionStore, AuditStore, SignInFailureStore, TemplateOriginStore {
+extension SQLiteStore: SQLStore, AuthorizationStore, WebSessionStore, AuditStore, SignInFailureStore, TemplateOriginStore,
+    IdentityLinkStore {
     /// SQLite's SQL: names compared with `COLLATE NOCASE`, no row locks (a write transaction holds the database).
     public var dialect: SQLDialect { .sqlite }
 

@@ -1,5 +1,5 @@
 /// A store under test for ``StoreConformance``, ``AuditStoreConformance``, ``SignInFailureStoreConformance``,
-/// ``WebSessionStoreConformance`` and ``TemplateOriginStoreConformance``: one connection to storage that is empty and used by nothing else,
+/// ``WebSessionStoreConformance``, ``TemplateOriginStoreConformance`` and ``IdentityLinkStoreConformance``: one connection to storage that is empty and used by nothing else,
 /// and the means to connect to the same storage again, as a second host of the deployment would.
 ///
 /// ```swift

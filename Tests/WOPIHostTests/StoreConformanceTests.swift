@@ -30,4 +30,9 @@ struct StoreConformanceTests {
     func templateOrigins(_ kind: StoreKind, _ check: TemplateOriginStoreConformance.Check) async throws {
         try await TemplateOriginStoreConformance { try await StoreUnderTest.subject(kind, as: (any WOPIStore & TemplateOriginStore).self) }.run(check)
     }
+
+    @Test("keeps every identity link promise", arguments: StoreKind.allCases, IdentityLinkStoreConformance.Check.allCases)
+    func identityLinks(_ kind: StoreKind, _ check: IdentityLinkStoreConformance.Check) async throws {
+        try await IdentityLinkStoreConformance { try await StoreUnderTest.subject(kind, as: (any WOPIStore & IdentityLinkStore).self) }.run(check)
+    }
 }

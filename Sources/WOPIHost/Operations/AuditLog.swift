@@ -46,6 +46,9 @@ public struct AuditEvent: Sendable, Hashable {
         /// A password sign-in failed or was refused (`user` is the name tried; `reason`: `wrong_credentials`,
         /// `throttled`, or `cross_site` for a web sign-in form another site or origin sent).
         case signInFailed = "signin.failed"
+        /// A sign-in through the OpenID Connect provider was refused (`reason`, e.g. `wrong_issuer`, `nonce_mismatch`,
+        /// `state_unknown`, `provider_unavailable`; `via`: web or oauth). Never holds a token or a code.
+        case signInRefused = "signin.refused"
         /// A web-front session ended by signing out (`user`; `via`: web).
         case signedOut = "signout"
         /// Every web-front session of a user ended (`user`; `count`; `reason`: `sign_out` for
@@ -87,8 +90,11 @@ public struct AuditEvent: Sendable, Hashable {
         case shareRemoved = "share.removed"
         /// The token endpoint refused a grant (`reason`: invalid_grant, invalid_client or throttled; `client`).
         case grantRefused = "grant.refused"
-        /// `wopi users add` created a user (`user`).
+        /// `wopi users add` created a user, or a person's first sign-in through the OpenID Connect provider did
+        /// (`user`; `via`: cli or oidc; `issuer` for oidc).
         case userAdded = "user.added"
+        /// `wopi users link` linked a user to a person at an OpenID Connect provider (`user`; `issuer`; never the subject).
+        case identityLinked = "user.linked"
         /// `wopi users remove` removed a user with their files (`user`).
         case userRemoved = "user.removed"
         /// `wopi users passwd` gave a user a new password (`user`; `sessions_ended`, how many web sessions it ended).

@@ -22,8 +22,13 @@ extension WebFrontController {
             cookies.append(cookie(Self.signInCSRFCookie, value: csrf, maxAge: Int(SignInFormToken.lifetime)))
         }
         let strings = language.strings
-        let form = SignInForm(strings: strings, heading: PageText.fill(strings.signInHeading, backend.configuration.brandName),
+        var form = SignInForm(strings: strings, heading: PageText.fill(strings.signInHeading, backend.configuration.brandName),
                               error: error, action: basePath + "/signin", hidden: [HiddenField(name: "csrf", value: csrf)], username: username)
+        if let openID = backend.configuration.openIDSignIn {
+            form.provider = ProviderButton(label: PageText.fill(strings.signInWithProvider, openID.provider.name),
+                                           href: basePath + OpenIDSignIn.startPath)
+            form.showsPassword = !openID.passwordFormsHidden
+        }
         var headers = extraHeaders
         headers.append(contentsOf: Self.cookieHeaders(cookies))
         return try layout(language, session: nil, user: nil, pagePath: basePath + "/")
@@ -48,6 +53,10 @@ extension WebFrontController {
               let sent = fields["csrf"], ConstantTime.equal(expected, sent) else {
             context.logger.debug("web sign-in refused: the form's token is missing, expired, or not this host's")
             return try await signInPage(request, language: language, username: "", error: language.webFront.formExpired, status: .forbidden)
+        }
+        if backend.configuration.openIDSignIn?.passwordFormsHidden == true {
+            backend.audit(.signInFailed, details: ["reason": "passwords_off", "via": "web"])
+            return try await signInPage(request, language: language, username: "", error: strings.passwordsOff, status: .forbidden)
         }
         let username = (fields["username"] ?? "").trimmingCharacters(in: .whitespaces)
         let password = fields["password"] ?? ""

@@ -6,6 +6,7 @@ import NIOPosix
 import OfficeURLScheme
 import WOPICore
 import WOPIHost
+import WOPIOpenIDConnect
 import WOPIStoreSQLite
 
 /// `wopi serve`: run the WOPI host.
@@ -48,6 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
     var eventLoops: Int = WOPIHostApplication.defaultEventLoopCount
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
     @OptionGroup(title: "Office sign-in") var signIn: OfficeSignInOptions
+    @OptionGroup(title: "OpenID Connect sign-in") var openID: OpenIDConnectOptions
     @OptionGroup(title: "Proof keys") var proofKeyOptions: ProofKeyOptions
     @Option(name: .customLong("wopi-client"), help: ArgumentHelp("""
         A browser editor files open in, as NAME=DISCOVERY_URL (e.g. collabora=http://127.0.0.1:9980/hosting/discovery); \
@@ -86,10 +88,12 @@ struct ServeCommand: AsyncParsableCommand {
         let level = Logger.Level(rawValue: logLevel) ?? .info
         operations.bootstrapLogging(level: level)
         let logger = Logger(label: "wopi")
-        try await dataOptions.open(logger: logger).closing { try await serve(on: $0, logger: logger) }
+        // The identity provider first: an issuer that cannot be used stops the start before any storage is touched.
+        let provider = try await openID.provider(logger: logger)
+        try await dataOptions.open(logger: logger).closing { try await serve(on: $0, provider: provider, logger: logger) }
     }
 
-    private func serve(on folder: HostStorage, logger: Logger) async throws {
+    private func serve(on folder: HostStorage, provider: OpenIDConnectClient?, logger: Logger) async throws {
         let base = try await PublicURLSetting.resolve(publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(port)", in: folder)
         try await folder.store.setHostSetting(base.absoluteString, named: PublicURLSetting.name)
         var configuration = WOPIHostConfiguration(publicURL: base, maximumFileSize: ByteSize.parse(maxFileSize) ?? 0,
@@ -103,6 +107,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.keepVersions = operations.keepVersions
         try await folder.store.setHostSetting(String(operations.keepVersions), named: OperationsOptions.keepVersionsSetting)
         configuration.webClients = try await loadWebClients(logger: logger)
+        if let provider {
+            configuration.openIDSignIn = OpenIDSignIn(provider: provider, passwordFormsHidden: openID.only)
+            logger.notice("OpenID Connect sign-in", metadata: ["issuer": "\(provider.issuer)", "client_id": "\(provider.configuration.clientID)",
+                                                               "redirect_uri": "\(base.absoluteString)\(OpenIDSignIn.callbackPath)",
+                                                               "passwords": "\(openID.only ? "off" : "on")"])
+        }
         let backend = try await folder.backend(configuration: configuration)
         // Orphaned bodies and unfinished uploads: swept before the host listens, and every hour while it runs.
         let orphans = OrphanedBodySweep(store: folder.store, blobs: folder.blobs, logger: logger)

@@ -9,7 +9,7 @@ struct UsersCommand: AsyncParsableCommand {
         commandName: "users",
         abstract: "Add, list and remove the users who sign in to the host, set their passwords, and see or end their web sessions.",
         discussion: "Works while `wopi serve` runs on the same storage (data folder or --database).",
-        subcommands: [Add.self, List.self, Remove.self, Passwd.self, Sessions.self, SignOut.self]
+        subcommands: [Add.self, List.self, Link.self, Remove.self, Passwd.self, Sessions.self, SignOut.self]
     )
 
     struct Add: AsyncParsableCommand {
@@ -54,12 +54,65 @@ struct UsersCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List users as JSON lines.")
+        static let configuration = CommandConfiguration(
+            abstract: "List users as JSON lines.",
+            discussion: "A user linked to a person at an OpenID Connect provider also has `issuer` and `subject`."
+        )
         @OptionGroup var dataOptions: DataOptions
 
         func run() async throws {
-            for user in try await dataOptions.withStorage({ try await $0.store.users() }) {
-                try printJSON(["id": user.id.rawValue, "name": user.name, "displayName": user.displayName])
+            let (users, links) = try await dataOptions.withStorage { storage in
+                (try await storage.store.users(), try await (storage.store as? any IdentityLinkStore)?.identityLinks() ?? [])
+            }
+            let linkOf = Dictionary(links.map { ($0.userID, $0) }, uniquingKeysWith: { first, _ in first })
+            for user in users {
+                var object: [String: Any] = ["id": user.id.rawValue, "name": user.name, "displayName": user.displayName]
+                if let link = linkOf[user.id] {
+                    object["issuer"] = link.issuer
+                    object["subject"] = link.subject
+                }
+                try printJSON(object)
+            }
+        }
+    }
+
+    struct Link: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Link a user to a person at an OpenID Connect provider.",
+            discussion: """
+                From then on, signing in with that provider as that person signs in as NAME; the password, if any, keeps                 working unless the host runs with --oidc-only. A person is never matched by email or name: without a link,                 their first sign-in creates a new user. Prints one JSON object: id, name, issuer, subject.
+                """
+        )
+
+        @Argument(help: "The sign-in name of the user to link.")
+        var name: String
+
+        @Option(help: ArgumentHelp("The provider's issuer identifier, exactly as its tokens give it in `iss`.", valueName: "url"))
+        var issuer: String
+
+        @Option(help: ArgumentHelp("The person's `sub` at that issuer.", valueName: "sub"))
+        var subject: String
+
+        @OptionGroup var dataOptions: DataOptions
+
+        func validate() throws {
+            guard let url = URL(string: issuer), url.scheme != nil, url.host != nil else {
+                throw ValidationError("--issuer '\(issuer)' is not a URL")
+            }
+            guard !subject.isEmpty, subject.utf8.count <= 255 else { throw ValidationError("--subject must have 1 to 255 bytes") }
+        }
+
+        func run() async throws {
+            try await dataOptions.withStorage { storage in
+                guard let links = storage.store as? any IdentityLinkStore else { throw CLIError.Failure("this store cannot link users") }
+                guard let user = try await storage.store.user(named: name) else { throw CLIError.InvalidInput("no user named '\(name)'") }
+                do {
+                    try await links.linkIdentity(issuer: issuer, subject: subject, to: user.id, now: Date())
+                } catch WOPIStoreError.notAllowed(let why) {
+                    throw CLIError.InvalidInput("cannot link '\(name)': \(why)")
+                }
+                try await storage.audit(AuditEvent(.identityLinked, user: user.name, details: ["issuer": issuer, "via": "cli"]))
+                try printJSON(["id": user.id.rawValue, "name": user.name, "issuer": issuer, "subject": subject])
             }
         }
     }

@@ -26,7 +26,7 @@ struct BrowserHost: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts the host, runs `body`, stops the host and deletes its data.
-    static func run<T: Sendable>(maximumFileSize: Int64 = 64 * 1024 * 1024, webClients: WebClients? = nil,
+    static func run<T: Sendable>(maximumFileSize: Int64 = 64 * 1024 * 1024, webClients: WebClients? = nil, openIDSignIn: OpenIDSignIn? = nil,
                                  _ body: (BrowserHost) async throws -> T) async throws -> T {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-browser-\(UUID().uuidString)", isDirectory: true).path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -43,6 +43,7 @@ struct BrowserHost: Sendable {
             configuration.officeRegistration = try OfficeRegistration(clientID: officeClientID, clientSecret: "office-secret-0123456789",
                                                                       redirectURI: "https://localhost", providerID: "tp_wopikit")
             configuration.webClients = webClients
+            configuration.openIDSignIn = openIDSignIn
             let backend = try await folder.backend(configuration: configuration)
 
             var logger = Logger(label: "wopi-browser-tests")

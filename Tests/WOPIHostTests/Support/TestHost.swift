@@ -34,7 +34,8 @@ struct TestHost: Sendable {
     static func run<T: Sendable>(maximumFileSize: Int64 = 512 * 1024 * 1024, proofKeys: ProofKeyCache? = nil,
                                  retiredBodyGracePeriod: Duration = .seconds(30), keepVersions: Int = 10,
                                  monitor: HostMonitor = HostMonitor(), database: PostgresDatabaseURL? = nil, blobs: URL? = nil,
-                                 webClients: WebClients? = nil, _ body: (TestHost) async throws -> T) async throws -> T {
+                                 webClients: WebClients? = nil, officeRegistration: OfficeRegistration? = nil, openIDSignIn: OpenIDSignIn? = nil,
+                                 _ body: (TestHost) async throws -> T) async throws -> T {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("wopihost-tests-\(UUID().uuidString)", isDirectory: true).path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -46,6 +47,8 @@ struct TestHost: Sendable {
         configuration.keepVersions = keepVersions
         configuration.monitor = monitor
         configuration.webClients = webClients
+        configuration.officeRegistration = officeRegistration
+        configuration.openIDSignIn = openIDSignIn
         let backend = try await folder.backend(configuration: configuration)
 
         var logger = Logger(label: "wopi-host-tests")

@@ -26,6 +26,10 @@ struct SignInPage: Sendable {
     var action: String
     /// Hidden fields sent back unchanged: the authorization request, the CSRF token, the consent ticket.
     var hiddenFields: [(String, String)]
+    /// The "Sign in with …" button of the sign-in form, when the host has an OpenID Connect provider.
+    var provider: ProviderButton? = nil
+    /// Whether the sign-in form shows the password fields (not with `--oidc-only`).
+    var showsPassword = true
 
     /// The page as a response with `status`, the host's security headers, and `extraHeaders` (a CSRF cookie).
     func response(status: HTTPResponse.Status = .ok, extraHeaders: HTTPFields = [:]) throws -> Response {
@@ -38,7 +42,7 @@ struct SignInPage: Sendable {
         switch kind {
         case .signIn(let username, let error):
             let form = SignInForm(strings: strings, heading: PageText.fill(strings.signInHeading, brand), error: error, action: action,
-                                  hidden: hidden(step: "signin"), username: username)
+                                  hidden: hidden(step: "signin"), username: username, provider: provider, showsPassword: showsPassword)
             return try frame(strings.signInTitle).response("signin", form, status: status, extraHeaders: extraHeaders, formsRedirectAway: true)
         case .consent(let client, let user):
             let form = ConsentForm(strings: strings, question: PageText.fill(strings.consentQuestion, client),
@@ -63,6 +67,18 @@ struct SignInForm: Sendable {
     var hidden: [HiddenField]
     /// The name typed before, shown again after a refusal.
     var username: String
+    /// "Sign in with …", when the host has an OpenID Connect provider.
+    var provider: ProviderButton? = nil
+    /// Whether the password fields show.
+    var showsPassword = true
+}
+
+/// The link that starts a sign-in at the OpenID Connect provider.
+struct ProviderButton: Sendable {
+    /// "Sign in with …", filled with the provider's name.
+    var label: String
+    /// The host's start of the sign-in (`/signin/oidc…`).
+    var href: String
 }
 
 /// A form field sent back unchanged.

@@ -23,6 +23,16 @@ struct SignInStrings: Sendable {
     var redirectMismatch: String
     var formExpired: String
     var badRequest: String
+    /// "Sign in with %@" (the identity provider's name).
+    var signInWithProvider: String
+    /// Between the provider's button and the password form.
+    var orPassword: String
+    /// "%@ (the provider) is not answering…".
+    var providerUnavailable: String
+    /// "Signing in with %@ (the provider) did not succeed…".
+    var providerRefused: String
+    /// The password form was posted to a host that signs in only through its provider.
+    var passwordsOff: String
 
     /// The messages of the error page.
     enum Message: Sendable {
@@ -56,7 +66,12 @@ struct SignInStrings: Sendable {
         unknownClient: "The app that sent you here is not registered with this service.",
         redirectMismatch: "The app that sent you here asked to return to an address it is not registered for.",
         formExpired: "This page has expired. Go back to the app and start signing in again.",
-        badRequest: "The sign-in request is not valid:")
+        badRequest: "The sign-in request is not valid:",
+        signInWithProvider: "Sign in with %@",
+        orPassword: "or with a user name and password",
+        providerUnavailable: "%@ is not answering. Try again in a few minutes.",
+        providerRefused: "Signing in with %@ did not succeed. Go back and start signing in again.",
+        passwordsOff: "This service signs in only through its identity provider.")
 
     static let german = SignInStrings(
         signInTitle: "Anmelden",
@@ -75,7 +90,12 @@ struct SignInStrings: Sendable {
         unknownClient: "Die App, die Sie hierher geschickt hat, ist bei diesem Dienst nicht registriert.",
         redirectMismatch: "Die App, die Sie hierher geschickt hat, möchte zu einer Adresse zurück, für die sie nicht registriert ist.",
         formExpired: "Diese Seite ist abgelaufen. Kehren Sie zur App zurück und melden Sie sich erneut an.",
-        badRequest: "Die Anmeldeanfrage ist ungültig:")
+        badRequest: "Die Anmeldeanfrage ist ungültig:",
+        signInWithProvider: "Mit %@ anmelden",
+        orPassword: "oder mit Benutzername und Kennwort",
+        providerUnavailable: "%@ antwortet nicht. Bitte in einigen Minuten erneut versuchen.",
+        providerRefused: "Die Anmeldung mit %@ ist nicht gelungen. Gehen Sie zurück und melden Sie sich erneut an.",
+        passwordsOff: "Dieser Dienst meldet nur über seinen Identitätsanbieter an.")
 
     static let simplifiedChinese = SignInStrings(
         signInTitle: "登录",
@@ -94,5 +114,10 @@ struct SignInStrings: Sendable {
         unknownClient: "将你转到此处的应用未在此服务中注册。",
         redirectMismatch: "将你转到此处的应用请求返回到一个未注册的地址。",
         formExpired: "此页面已过期。请返回应用并重新登录。",
-        badRequest: "登录请求无效：")
+        badRequest: "登录请求无效：",
+        signInWithProvider: "使用 %@ 登录",
+        orPassword: "或使用用户名和密码",
+        providerUnavailable: "%@ 没有响应。请几分钟后重试。",
+        providerRefused: "使用 %@ 登录未成功。请返回并重新登录。",
+        passwordsOff: "此服务仅通过其身份提供商登录。")
 }

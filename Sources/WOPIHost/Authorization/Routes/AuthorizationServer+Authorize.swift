@@ -49,6 +49,10 @@ extension AuthorizationServer {
             return try refusal(error, fields: fields, language: language)
         }
         switch fields["step"] {
+        case "signin"? where backend.configuration.openIDSignIn?.passwordFormsHidden == true:
+            backend.audit(.signInFailed, details: ["reason": "passwords_off"])
+            return try signInPage(authorization, language: language, csrf: cookie, username: "", error: language.strings.passwordsOff,
+                                  status: .forbidden)
         case "signin"?:
             return try await signIn(authorization, fields: fields, csrf: cookie, language: language, address: Self.address(of: context))
         case "consent"?:
@@ -90,6 +94,12 @@ extension AuthorizationServer {
         try await throttle.reset(key)
         backend.configuration.monitor.metrics?.recordSignIn(outcome: "ok")
         backend.audit(.signInOK, user: user.name, details: ["client": authorization.client.id])
+        return try await signedIn(authorization, user: user, csrf: csrf, language: language)
+    }
+
+    /// The step after a person is known: the code for the provider's own app, else the consent page.
+    private func signedIn(_ authorization: AuthorizationRequest, user: UserRecord, csrf: String, language: PageLanguage,
+                          extraHeaders: HTTPFields = [:]) async throws -> Response {
         if authorization.client.isFirstParty {
             return try await approve(authorization, userID: user.id)
         }
@@ -98,7 +108,25 @@ extension AuthorizationServer {
         let page = SignInPage(kind: .consent(client: authorization.client.displayName, user: user.displayName), language: language,
                               brand: backend.configuration.brandName, action: basePath + "/oauth2/authorize",
                               hiddenFields: authorization.carriedFields + [("csrf", csrf), ("ticket", ticket.sealed(with: try await consentKey()))])
-        return try page.response()
+        return try page.response(extraHeaders: extraHeaders)
+    }
+
+    /// Continues the authorization request `query` (the one the page's "Sign in with …" carried to the
+    /// provider) for `user`, whom the provider has just vouched for: as after a right password.
+    func continueAuthorization(query: String, user: UserRecord, request: Request) async throws -> Response {
+        let fields = try FormFields(encoded: query)
+        let language = PageLanguage(culture: fields["rs"], acceptLanguage: request.headers[.acceptLanguage])
+        let authorization: AuthorizationRequest
+        do { authorization = try AuthorizationRequest(fields, clients: clients) } catch {
+            return try refusal(error, fields: fields, language: language)
+        }
+        backend.configuration.monitor.metrics?.recordSignIn(outcome: "ok")
+        backend.audit(.signInOK, user: user.name, details: ["client": authorization.client.id, "via": "oidc"])
+        // The consent form posts to /oauth2/authorize, whose CSRF cookie this browser may not have sent here.
+        let (csrf, cookie) = csrfToken(request)
+        var headers = HTTPFields()
+        if let cookie { headers[.setCookie] = cookie.description }
+        return try await signedIn(authorization, user: user, csrf: csrf, language: language, extraHeaders: headers)
     }
 
     private func consent(_ authorization: AuthorizationRequest, fields: FormFields, csrf: String, language: PageLanguage) async throws -> Response {
@@ -132,18 +160,23 @@ extension AuthorizationServer {
                             status: HTTPResponse.Status, cookie: Cookie? = nil, extra: HTTPFields = [:]) throws -> Response {
         var headers = extra
         if let cookie { headers[.setCookie] = cookie.description }
-        let page = SignInPage(kind: .signIn(username: username, error: error), language: language, brand: backend.configuration.brandName,
+        var page = SignInPage(kind: .signIn(username: username, error: error), language: language, brand: backend.configuration.brandName,
                               action: basePath + "/oauth2/authorize", hiddenFields: authorization.carriedFields + [("csrf", csrf)])
+        if let openID = backend.configuration.openIDSignIn {
+            let start = basePath + OpenIDSignIn.startPath + "?authorize=" + FormFields.encode(FormFields(authorization.carriedFields).encoded)
+            page.provider = ProviderButton(label: PageText.fill(language.strings.signInWithProvider, openID.provider.name), href: start)
+            page.showsPassword = !openID.passwordFormsHidden
+        }
         return try page.response(status: status, extraHeaders: headers)
     }
 
-    private func errorPage(_ message: SignInStrings.Message, detail: String?, language: PageLanguage) throws -> Response {
+    func errorPage(_ message: SignInStrings.Message, detail: String?, language: PageLanguage) throws -> Response {
         try SignInPage(kind: .error(message: language.strings.text(message), detail: detail), language: language,
                    brand: backend.configuration.brandName, action: "", hiddenFields: [])
             .response(status: .badRequest)
     }
 
-    private func refusal(_ refusal: AuthorizationRequest.Refusal, fields: FormFields, language: PageLanguage) throws -> Response {
+    func refusal(_ refusal: AuthorizationRequest.Refusal, fields: FormFields, language: PageLanguage) throws -> Response {
         switch refusal {
         case .page(let message, let detail):
             return try errorPage(message, detail: detail, language: language)
@@ -166,7 +199,7 @@ extension AuthorizationServer {
     }
 
     /// The CSRF token of this browser: its cookie's value when it has a well-formed one, else a new one to set.
-    private func csrfToken(_ request: Request) -> (token: String, setCookie: Cookie?) {
+    func csrfToken(_ request: Request) -> (token: String, setCookie: Cookie?) {
         if let existing = request.cookies[Self.csrfCookie]?.value, existing.utf8.count == 43, Base64URL.decode(existing) != nil {
             return (existing, nil)
         }
