@@ -36,8 +36,13 @@ public final class OpenIDProviderTestServer: @unchecked Sendable {
         self.python = python
     }
 
-    /// Sets up the provider's database and starts it; ready when its discovery document answers.
-    public static func start() throws -> OpenIDProviderTestServer {
+    /// Sets up the provider's database and starts it; ready when its discovery document answers. The waiting
+    /// happens on a thread of its own, never on one of the cooperative pool's, which the rest of the suite needs.
+    public static func start() async throws -> OpenIDProviderTestServer {
+        try await offPool { try startWaiting() }
+    }
+
+    private static func startWaiting() throws -> OpenIDProviderTestServer {
         let python = try findPython()
         var lastError: (any Error)?
         for _ in 0..<3 { // another process may take the port between probing and binding
@@ -59,13 +64,13 @@ public final class OpenIDProviderTestServer: @unchecked Sendable {
     }
 
     /// Registers `uri` as the client's only redirect URI.
-    public func allowRedirect(_ uri: String) throws {
-        _ = try script(["redirect", folder.path, String(port), uri])
+    public func allowRedirect(_ uri: String) async throws {
+        _ = try await offPool { try self.script(["redirect", self.folder.path, String(self.port), uri]) }
     }
 
     /// Replaces the provider's signing keys with a new one, as a key rotation does; returns its key id.
-    public func rotateKey() throws -> String {
-        try script(["rotate", folder.path, String(port)]).trimmingCharacters(in: .whitespacesAndNewlines)
+    public func rotateKey() async throws -> String {
+        try await offPool { try self.script(["rotate", self.folder.path, String(self.port)]) }.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Stops the provider by its PID and removes its folder.

@@ -60,7 +60,7 @@ struct OpenIDConnectCLITests {
     @Test("serve with a real provider (flags, or WOPI_OIDC_* and the file's keys) shows Sign in with the provider and never prints the secret; doctor says it is usable",
           .timeLimit(.minutes(5)))
     func realProvider() async throws {
-        let provider = try OpenIDProviderTestServer.start()
+        let provider = try await OpenIDProviderTestServer.start()
         defer { provider.stop() }
         let folder = Self.temporaryFolder("serve")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

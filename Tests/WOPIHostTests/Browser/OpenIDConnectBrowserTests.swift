@@ -13,13 +13,13 @@ struct OpenIDConnectBrowserTests {
     /// The provider, the host discovering it at start, and a browser.
     static func run(_ body: @escaping @Sendable (OpenIDProviderTestServer, OpenIDConnectClient, BrowserHost, WebDriverClient) async throws -> Void)
         async throws {
-        let provider = try OpenIDProviderTestServer.start()
+        let provider = try await OpenIDProviderTestServer.start()
         defer { provider.stop() }
         let configuration = try OpenIDConnectConfiguration(issuer: provider.issuer, clientID: provider.clientID, clientSecret: provider.clientSecret,
                                                            scopes: ["openid", "profile", "email"], name: "Test IdP")
         let client = try await OpenIDConnectClient.discover(configuration)
         try await BrowserHost.run(openIDSignIn: OpenIDSignIn(provider: client)) { host in
-            try provider.allowRedirect(host.baseURL + OpenIDSignIn.callbackPath)
+            try await provider.allowRedirect(host.baseURL + OpenIDSignIn.callbackPath)
             try await HeadlessChromium.run { driver in try await body(provider, client, host, driver) }
         }
     }
@@ -56,7 +56,7 @@ struct OpenIDConnectBrowserTests {
 
             // The provider rotates its key; the host, still running, reads the new one when a token names it.
             let readings = await client.keySetReadings
-            let kid = try provider.rotateKey()
+            let kid = try await provider.rotateKey()
             #expect(!kid.isEmpty)
             try await driver.click(try await driver.element("#signout"))
             try await browser.waitFor("the sign-in page") { try await driver.elements("#signin-provider").count == 1 }
