@@ -1,0 +1,74 @@
+#if os(Linux)
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// What an operator who runs `wopi serve` in a container relies on without configuring it: no secret in the
+/// output (a container's log keeps it for its whole life), private files whatever the umask, links only with an
+/// address clients can reach, and a stop on SIGTERM that never waits out a database that does not answer.
+@Suite(.serialized) struct ServeOperatorDefaultsTests {
+    static func temporaryFolder(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("wopi-\(name)-\(UUID().uuidString)")
+    }
+
+    static func mode(_ url: URL) throws -> Int {
+        try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
+    }
+
+    @Test("the demo password and Office's client secret go to a 0600 file in the data folder that the output names, never to the output",
+          .timeLimit(.minutes(5)))
+    func secretsStayOutOfTheOutput() async throws {
+        let data = Self.temporaryFolder("secrets")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await WopiServer.start(data: data)
+        let file = data.appendingPathComponent("first-start-secrets.txt")
+        #expect(try Self.mode(file) == 0o600)
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let password = try #require(text.firstMatch(of: /demo password: +(\S+)/)?.1, "\(text)")
+        let secret = try #require(text.firstMatch(of: /client secret: +(\S+)/)?.1, "\(text)")
+        let clientID = try #require(text.firstMatch(of: /client id: +(\S+)/)?.1, "\(text)")
+
+        let log = server.log
+        #expect(!log.contains(password) && !log.contains(secret), "a secret is in the output: \(log)")
+        #expect(log.contains("its password is in \(file.path)"), "the output names the file: \(log)")
+        #expect(log.contains("client secret:   in \(file.path)"), "the output names the file: \(log)")
+        #expect(try await UsersSessionsCLITests.signIn(server, user: "demo", password: String(password)) != nil, "the file's password signs in")
+        #expect(try await AppSigninCLITests.clientAuthenticates(server.baseURL, String(clientID), String(secret)), "the file's client secret authenticates")
+        #expect(try await offPool { server.stop() } == 0)
+
+        // A restart generates nothing: the file stays as it was, and the output points at no secret.
+        let again = try await WopiServer.start(data: data)
+        #expect(try String(contentsOf: file, encoding: .utf8) == text)
+        #expect(!again.log.contains("first-start-secrets"), "\(again.log)")
+        #expect(try await offPool { again.stop() } == 0)
+    }
+
+    @Test("the banner's links use --public-url; bound to 0.0.0.0 without one, it prints no link and says in one line that links need it",
+          .timeLimit(.minutes(5)))
+    func bannerLinks() async throws {
+        let data = Self.temporaryFolder("links")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await WopiServer.start(data: data, extraArguments: ["--public-url", "https://wopi.example.test:8443"])
+        let log = server.log
+        let sources = log.matches(of: /WOPISrc: (\S+)/).map { String($0.1) }
+        #expect(sources.count == 3 && sources.allSatisfy { $0.hasPrefix("https://wopi.example.test:8443/wopi/files/") }, "\(log)")
+        #expect(log.contains("Web front: https://wopi.example.test:8443/ "), "\(log)")
+        #expect(try await offPool { server.stop() } == 0)
+
+        // The banner is printed before the host binds. With the port taken on 127.0.0.1, binding 0.0.0.0 fails,
+        // so the test reads the banner without the host ever listening beyond loopback.
+        let taken = try LocalPort.listener(backlog: 1)
+        defer { close(taken.descriptor) }
+        let wildcard = Self.temporaryFolder("wildcard")
+        defer { try? FileManager.default.removeItem(at: wildcard) }
+        let run = try await WopiProcess.run(["serve", "--host", "0.0.0.0", "--port", String(taken.port), "--data", wildcard.path], timeout: 60)
+        let notices = run.stdout.split(separator: "\n").filter { $0.contains("--public-url") }
+        #expect(notices == ["Links need --public-url (or WOPI_PUBLIC_URL): bound to 0.0.0.0, the host cannot tell the address clients reach it at"],
+                "\(run.stdout)")
+        #expect(!run.stdout.contains("0.0.0.0:"), "a link with the bind address: \(run.stdout)")
+        #expect(run.stdout.contains("Created the demo user"), "\(run.stdout)")
+    }
+
+}
+#endif
