@@ -44,6 +44,31 @@ import TestSupport
         #expect(try await offPool { again.stop() } == 0)
     }
 
+    @Test("under umask 000 the data folder, the database with its WAL files, the bodies and their folders are created 0600 and 0700",
+          .timeLimit(.minutes(5)))
+    func filesArePrivateWhateverTheUmask() async throws {
+        let data = Self.temporaryFolder("modes")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let port = try WopiServer.freePort()
+        let server = try WopiServer.launch(["--host", "127.0.0.1", "--port", String(port), "--data", data.path], umask: "000")
+        defer { server.stop() }
+        try await server.waitUntilListening(port: port)
+
+        #expect(try Self.mode(data) == 0o700)
+        var seen: [String: Int] = [:]
+        let walker = try #require(FileManager.default.enumerator(at: data, includingPropertiesForKeys: nil))
+        for case let url as URL in walker {
+            seen[String(url.path.dropFirst(data.path.count + 1))] = try Self.mode(url)
+        }
+        let blobFolders = seen.filter { $0.key.hasPrefix("blobs/") && $0.key.split(separator: "/").count == 2 && !$0.key.hasSuffix(".staging") }
+        let bodies = seen.filter { $0.key.split(separator: "/").count == 3 && !$0.key.contains(".staging") }
+        #expect(seen["wopi.sqlite"] == 0o600 && seen["blobs"] == 0o700 && seen["blobs/.staging"] == 0o700, "\(seen)")
+        #expect(seen.keys.contains("wopi.sqlite-wal"), "the database runs in WAL mode: \(seen)")
+        #expect(bodies.count == 3 && !blobFolders.isEmpty, "the three samples' bodies and their folders: \(seen)")
+        let open = seen.filter { $0.value & 0o077 != 0 }
+        #expect(open.isEmpty, "group or others may open: \(open.mapValues { String($0, radix: 8) })")
+    }
+
     @Test("the banner's links use --public-url; bound to 0.0.0.0 without one, it prints no link and says in one line that links need it",
           .timeLimit(.minutes(5)))
     func bannerLinks() async throws {
