@@ -95,5 +95,38 @@ import TestSupport
         #expect(run.stdout.contains("Created the demo user"), "\(run.stdout)")
     }
 
+    @Test("SIGTERM stops a PostgreSQL host within 2 s while its pool is still connecting to a database that does not answer",
+          .timeLimit(.minutes(5)))
+    func stopsWithTheDatabaseGone() async throws {
+        let postgres = try PostgresTestServer.startPrivate()
+        defer { postgres.shutDown() }
+        let database = try postgres.makeDatabase()
+        let data = Self.temporaryFolder("stop")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let port = try WopiServer.freePort()
+        let server = try WopiServer.launch(["--host", "127.0.0.1", "--port", String(port), "--data", data.path, "--database", database])
+        defer { server.stop() }
+        try await server.waitUntilListening(port: port)
+        #expect(try await RawHTTPConnection.request(port: port, "GET", "/health/ready").status == 200)
+
+        // The database's host goes away: its port now belongs to a listener that never accepts. With one connection
+        // queued there, the kernel drops every further SYN, so the pool's reconnects hang as they would on a
+        // vanished address, until their connect timeout (10 s).
+        postgres.stopServer()
+        let silent = try LocalPort.listener(port: postgres.port, backlog: 0)
+        defer { close(silent.descriptor) }
+        let queued = try LocalPort.connection(to: silent.port)
+        defer { close(queued) }
+        try await offPool {
+            try LoopbackConnectTests.waitUntil("the host's pool is connecting") { LoopbackConnectTests.synSent(to: postgres.port) }
+        }
+
+        let start = ContinuousClock.now
+        #expect(server.signal(SIGTERM))
+        let status = try await server.waitForExit(timeout: 30)
+        let took = ContinuousClock.now - start
+        #expect(status == 0, "\(server.log)")
+        #expect(took < .seconds(2), "SIGTERM took \(took) to stop the host")
+    }
 }
 #endif
