@@ -117,6 +117,10 @@ import TestSupport
         defer { close(silent.descriptor) }
         let queued = try LocalPort.connection(to: silent.port)
         defer { close(queued) }
+        // The pool reconnects by itself, unless it is backing off after the refusals while the server stopped:
+        // a request makes it connect now. (The request itself hangs until the host gives up on the database.)
+        let request = Task { _ = try? await RawHTTPConnection.request(port: port, "GET", "/health/ready") }
+        defer { request.cancel() }
         try await offPool {
             try LoopbackConnectTests.waitUntil("the host's pool is connecting") { LoopbackConnectTests.synSent(to: postgres.port) }
         }
