@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs a wopikit .deb into a clean Debian 12 root (debootstrap minbase: no Swift, no compiler) and
-# checks it as an operator would: the install, `wopi --version`, `wopi link`, `wopi serve --config`
-# answering /health/ready, and the systemd unit under `systemd-analyze verify`.
+# checks it as an operator would: the install (the wopikit user, its data folder), `wopi --version`, `wopi link`,
+# `wopi serve --config` answering /health/ready, and the systemd unit under `systemd-analyze verify`.
 #
 #   bash Packaging/test-deb.sh .build/deb/wopikit_VERSION_ARCH.deb
 #   bash Packaging/test-deb.sh --prepare      (only make the clean root, e.g. while something else builds)
@@ -50,6 +50,7 @@ echo "test-deb: installed $(basename "$deb")"
 [[ "$(in_root wopi --version)" == "$version" ]] || fail "wopi --version is not $version"
 in_root getent passwd wopikit >/dev/null || fail "postinst did not create the wopikit user"
 [[ "$(in_root stat -c '%U:%G %a' /etc/wopikit/serve.json)" == "root:wopikit 640" ]] || fail "serve.json's owner or mode"
+[[ "$(in_root stat -c '%U:%G %a' /var/lib/wopikit)" == "wopikit:wopikit 750" ]] || fail "postinst did not create /var/lib/wopikit as wopikit:wopikit 0750"
 
 expected='ms-word:ofe|u|https://contoso/Q4/budget.docx|p|clouddrive|c|folderviewQ4'
 link=$(in_root wopi link --app word --mode edit --url https://contoso/Q4/budget.docx --passback clouddrive --context folderviewQ4)
@@ -57,7 +58,6 @@ link=$(in_root wopi link --app word --mode edit --url https://contoso/Q4/budget.
 echo "test-deb: wopi $version and wopi link work"
 
 # The service as systemd would start it: the wopikit user, /var/lib/wopikit, the packaged configuration.
-install -d -o "$(in_root id -u wopikit)" -g "$(in_root id -g wopikit)" -m 0750 "$root/var/lib/wopikit"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 setsid chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/var/lib/wopikit LANG=C.UTF-8 \
   /usr/sbin/runuser -u wopikit -- sh -c "cd /var/lib/wopikit && exec wopi serve --config /etc/wopikit/serve.json --port $port" \
@@ -71,6 +71,7 @@ for _ in $(seq 1 150); do
 done
 [[ -n "$ready" ]] || { cat "$root/tmp/serve.log" >&2; fail "wopi serve did not answer /health/ready"; }
 [[ -n "$(ls -A "$root/var/lib/wopikit")" ]] || fail "serve wrote nothing to /var/lib/wopikit"
+[[ "$(stat -c %a "$root/var/lib/wopikit/first-start-secrets.txt")" == 600 ]] || fail "the first start's secrets are not in a 0600 file"
 echo "test-deb: wopi serve --config /etc/wopikit/serve.json answers /health/ready as wopikit"
 
 # systemd-analyze verify needs systemd's own units beside ours; the host's are enough for that.

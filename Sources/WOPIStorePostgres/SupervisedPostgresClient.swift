@@ -33,6 +33,10 @@ final class SupervisedPostgresClient: Sendable {
         var hungProbes = 3
         /// How often in-flight queries are looked at.
         var tick: Duration = .milliseconds(100)
+        /// How long ``close()`` waits for the pool to finish. A pool still connecting to a server that does not
+        /// answer (its host gone, packets dropped) finishes only when the connect times out, after 10 s; a
+        /// process stopping must not wait that out.
+        var closeLimit: Duration = .seconds(1)
     }
 
     private struct State {
@@ -100,7 +104,8 @@ final class SupervisedPostgresClient: Sendable {
         }
     }
 
-    /// Shuts the pool down. Queries after this fail.
+    /// Shuts the pool down, waiting for it at most ``Timing/closeLimit``; a pool that takes longer finishes in
+    /// the background. Queries after this fail.
     func close() async {
         watchdog.withLock { $0?.cancel() }
         let runner = state.withLock { state -> Task<Void, Never>? in
@@ -109,8 +114,9 @@ final class SupervisedPostgresClient: Sendable {
             defer { state.runner = nil }
             return state.runner
         }
-        runner?.cancel()
-        await runner?.value
+        guard let runner else { return }
+        runner.cancel()
+        _ = await Self.firstOutcome(within: timing.closeLimit) { await runner.value }
     }
 
     // MARK: Entering and leaving

@@ -20,8 +20,10 @@ public enum LocalPort {
 
     /// A socket listening on a free 127.0.0.1 port, queueing up to `backlog` connections nobody accepted
     /// yet; the caller accepts on it and closes it.
-    public static func listener(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
-        let (fd, port) = try bound()
+    /// `port` 0 lets the kernel choose; another port is taken over once its last listener has gone
+    /// (SO_REUSEADDR: its old connections may still linger).
+    public static func listener(port: Int = 0, backlog: Int32) throws -> (descriptor: Int32, port: Int) {
+        let (fd, port) = try bound(port: port)
         guard listen(fd, backlog) == 0 else {
             let code = errno
             close(fd)
@@ -30,11 +32,15 @@ public enum LocalPort {
         return (fd, port)
     }
 
-    /// A socket bound to port 0 on 127.0.0.1, and the port the kernel chose.
-    private static func bound() throws -> (descriptor: Int32, port: Int) {
+    /// A socket bound to `port` (0: one the kernel chooses) on 127.0.0.1, and the port it is bound to.
+    private static func bound(port: Int = 0) throws -> (descriptor: Int32, port: Int) {
         let fd = makeSocket()
         guard fd >= 0 else { throw Failure(description: "socket() failed: \(describe(errno))") }
-        var address = loopback(port: 0)
+        if port != 0 {
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = loopback(port: UInt16(port))
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let failed: String? = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in

@@ -127,7 +127,9 @@ import Darwin
             defer { first.stop() }
             try await first.waitUntilHealthy()
             let output = first.output()
-            secret = try #require(Self.value(after: "client secret:", in: output))
+            let secrets = try String(contentsOfFile: folder + "/first-start-secrets.txt", encoding: .utf8)
+            secret = try #require(Self.value(after: "client secret:", in: secrets))
+            #expect(!output.contains(secret), "the secret stays out of the output")
             clientID = try #require(Self.value(after: "client id:", in: output))
             #expect(output.contains("redirect URI:    https://localhost"))
             #expect(output.contains("bootstrapper:    \(first.url)/wopibootstrapper"))

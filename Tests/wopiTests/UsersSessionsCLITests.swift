@@ -20,15 +20,15 @@ struct UsersSessionsCLITests {
             }.first
     }
 
-    /// Signs `alice` in to the web front as a browser would: the form, its CSRF cookie, the post. Returns the session
+    /// Signs `user` in to the web front as a browser would: the form, its CSRF cookie, the post. Returns the session
     /// cookie, or `nil` when the host refused the password.
-    static func signIn(_ server: WopiServer, password: String = OperationsCLITests.password) async throws -> String? {
+    static func signIn(_ server: WopiServer, user: String = "alice", password: String = OperationsCLITests.password) async throws -> String? {
         let form = try await RawHTTPConnection.request(port: server.port, "GET", "/")
         let csrfCookie = try #require(setCookie("wopi_web_csrf", in: form), "\(form)")
         let field = try #require(form.text.range(of: "name=\"csrf\" value=\""))
         let csrf = String(form.text[field.upperBound...].prefix { $0 != "\"" })
         let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
-        let body = Data("csrf=\(escape(csrf))&username=alice&password=\(escape(password))".utf8)
+        let body = Data("csrf=\(escape(csrf))&username=\(escape(user))&password=\(escape(password))".utf8)
         let signedIn = try await RawHTTPConnection.request(port: server.port, "POST", "/signin", [
             "Cookie: wopi_web_csrf=\(csrfCookie)", "Content-Type: application/x-www-form-urlencoded", "User-Agent: \(userAgent)",
         ], body: body)

@@ -18,7 +18,9 @@ struct ServeCommand: AsyncParsableCommand {
             Serves the WOPI Files, Containers and Ecosystem endpoints under /wopi, and Office sign-in (the OAuth 2.0
             server under /oauth2 and the bootstrapper at /wopibootstrapper), from a data folder holding a
             SQLite database and the document bodies. On empty storage it creates the user `demo` with a
-            generated password and three sample documents (.xlsx, .docx, .pptx), and prints how to open them.
+            generated password and three sample documents (.xlsx, .docx, .pptx), and prints how to open them;
+            the password and a generated Office client secret go to first-start-secrets.txt in the data folder
+            (mode 0600), never to the output. Files and folders it creates are private (0600, 0700).
 
             More than one host: give each the same --database postgres://… (or WOPI_DATABASE_URL) and the same
             --blobs folder (a shared mount), put them behind a load balancer, and pass its address as --public-url.
@@ -121,13 +123,19 @@ struct ServeCommand: AsyncParsableCommand {
         defer { sweep.cancel() }
 
         let demo = try await DemoProvisioning.provisionIfEmpty(folder)
-        if let demo { printWelcome(demo, backend: backend) }
+        var secrets = FirstStartSecrets()
+        if let demo { secrets.demoUser = (demo.user.name, demo.password) }
+        if let secret = signInSetup.generatedSecret { secrets.officeClient = (signInSetup.registration.clientID, secret) }
+        let secretsFile = secrets.isEmpty ? nil : try secrets.write(into: URL(fileURLWithPath: dataOptions.data, isDirectory: true).standardizedFileURL)
+        // Links only with an address clients can reach: a wildcard bind address is none.
+        let links = publicURL == nil && Self.wildcardHosts.contains(host) ? nil : base
+        if let demo { printWelcome(demo, backend: backend, secretsFile: secretsFile, links: links) }
         let demoUser = try await folder.store.user(named: DemoProvisioning.userName)
-        Console.unmasked(Self.webFrontLine(base: base, demoUser: demoUser?.name, passwordShown: demo != nil))
+        Console.unmasked(Self.webFrontLine(base: links, host: host, demoUser: demoUser?.name, passwordFile: demo == nil ? nil : secretsFile))
         if let clients = configuration.webClients {
             Console.unmasked(Self.webClientLines(await clients.all).joined(separator: "\n"))
         }
-        signInSetup.report(publicURL: base, logger: logger)
+        signInSetup.report(publicURL: links, secretsFile: secretsFile, logger: logger)
         logger.notice("WOPI host listening", metadata: ["url": "\(base.absoluteString)", "blobs": "\(folder.blobs.location)",
                                                        "store": "\(dataOptions.usesDatabase ? "postgresql" : "sqlite")"])
         let proofKeys = try await proofKeyOptions.loadCache(logger: logger)
@@ -169,32 +177,40 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// The banner line that tells a new operator the host has pages to sign in to, and as whom.
-    static func webFrontLine(base: URL, demoUser: String?, passwordShown: Bool) -> String {
+    /// Bind addresses that mean "every interface": no address a client could use in a link.
+    static let wildcardHosts: Set<String> = ["0.0.0.0", "::", "[::]"]
+
+    /// The banner line that tells a new operator the host has pages to sign in to, and as whom; with no
+    /// address for links (`base` is `nil`), the one line that says they need `--public-url`.
+    static func webFrontLine(base: URL?, host: String, demoUser: String?, passwordFile: URL?) -> String {
+        guard let base else {
+            return "Links need --public-url (or WOPI_PUBLIC_URL): bound to \(host), the host cannot tell the address clients reach it at"
+        }
         let address = base.absoluteString.hasSuffix("/") ? base.absoluteString : base.absoluteString + "/"
         guard let demoUser else { return "Web front: \(address)   (sign in with a user made by `wopi users add`)" }
-        let password = passwordShown ? "the password above" : "the password printed when this data folder was created"
+        let password = passwordFile.map { "the password in \($0.path)" } ?? "the password given when this data folder was created"
         return "Web front: \(address)   (sign in as \(demoUser) with \(password))"
     }
 
-    private func printWelcome(_ demo: DemoProvisioning.DemoAccount, backend: WOPIBackend) {
+    private func printWelcome(_ demo: DemoProvisioning.DemoAccount, backend: WOPIBackend, secretsFile: URL?, links: URL?) {
         let storageOptions = dataOptions.usesDatabase ? "--database '…'" : "--data \(dataOptions.data)"
         var lines = [
             "Created the demo user on this new data folder:",
-            "  user: \(demo.user.name)   password: \(demo.password)   (shown once; stored hashed)",
+            "  user: \(demo.user.name)   (its password is in \(secretsFile?.path ?? FirstStartSecrets.fileName), readable by its owner only; stored hashed)",
             "",
-            "Sample documents (open one in Office with the invoke URI; mint a token with the command):",
+            "Sample documents (\(links == nil ? "" : "open one in Office with the invoke URI; ")mint a token with the command):",
         ]
         for file in demo.files {
-            let app = OfficeApp(fileExtension: String(file.fileExtension.dropFirst())) ?? .word
-            let source = backend.wopiSrc(.file(file.id))
             lines.append("  \(file.name)   id \(file.id)")
-            lines.append("    WOPISrc: \(source)")
-            lines.append("    invoke:  wopi link --app \(app.rawValue) --mode edit --wopi-src \(source) --service WOPIKit --user \(demo.user.id) --name '\(file.name)' --source app")
+            if links != nil {
+                let app = OfficeApp(fileExtension: String(file.fileExtension.dropFirst())) ?? .word
+                let source = backend.wopiSrc(.file(file.id))
+                lines.append("    WOPISrc: \(source)")
+                lines.append("    invoke:  wopi link --app \(app.rawValue) --mode edit --wopi-src \(source) --service WOPIKit --user \(demo.user.id) --name '\(file.name)' --source app")
+            }
             lines.append("    token:   wopi token --user \(demo.user.name) --file \(file.id) \(storageOptions)")
         }
         // Written straight to the descriptor: stdout may be a buffered pipe, and the welcome must show before the server blocks.
-        // The demo password is this output's point: shown once, unmasked.
         Console.unmasked(lines.joined(separator: "\n"))
     }
 }
@@ -241,12 +257,14 @@ struct OfficeSignInOptions: ParsableArguments {
     /// The registration to serve with, and what to tell the operator.
     struct Setup {
         var registration: OfficeRegistration
-        /// The secret, only when it was generated just now (to print once).
+        /// The secret, only when it was generated just now (to hand over once, in ``FirstStartSecrets``).
         var generatedSecret: String?
 
-        func report(publicURL: URL, logger: Logger) {
-            let base = publicURL.absoluteString
-            guard let generatedSecret else {
+        /// Logs the registration; when the secret was generated just now, prints the values to give Microsoft, the
+        /// secret itself only as the file it is in. Without a public URL the addresses are paths.
+        func report(publicURL: URL?, secretsFile: URL?, logger: Logger) {
+            let base = publicURL?.absoluteString ?? ""
+            guard generatedSecret != nil else {
                 logger.notice("Office sign-in", metadata: ["client_id": "\(registration.clientID)", "bootstrapper": "\(base)/wopibootstrapper"])
                 return
             }
@@ -254,7 +272,7 @@ struct OfficeSignInOptions: ParsableArguments {
             var lines = [
                 "Office sign-in registration (new on this data folder; give these values to Microsoft when onboarding):",
                 "  client id:       \(registration.clientID)",
-                "  client secret:   \(generatedSecret)   (shown once; stored as a SHA-256 digest)",
+                "  client secret:   in \(secretsFile?.path ?? FirstStartSecrets.fileName), readable by its owner only (stored as a SHA-256 digest)",
                 "  redirect URI:    \(registration.redirectURI)",
                 "  bootstrapper:    \(base)/wopibootstrapper",
                 "  authorization:   \(base)/oauth2/authorize",
@@ -264,7 +282,6 @@ struct OfficeSignInOptions: ParsableArguments {
             lines.append("  iOS URL schemes: \(schemes.isEmpty ? "(none; add --ios-url-scheme for app-to-app sign-in)" : schemes.joined(separator: ", "))")
             lines.append("  your app signs in as client \(FirstPartyApp.clientID) with PKCE, redirect URI \(FirstPartyApp.redirectURI(scheme: schemes.first ?? FirstPartyApp.fallbackScheme))")
             // Written straight to the descriptor: stdout may be a pipe, and this must show before the server blocks.
-            // The generated client secret is this output's point: shown once, unmasked.
             Console.unmasked(lines.joined(separator: "\n"))
         }
     }

@@ -67,7 +67,7 @@ struct OnboardingForm {
         if domains.isEmpty { missing.append("AuthUriDomains") }
         return Document(
             LocalizedProviderName: nil, IconLocations: nil, BootstrapUrl: bootstrap, ProviderDescription: nil, ClientId: clientID,
-            ClientSecret: hasSecret ? "(held only as a digest; give Microsoft the secret you set with --office-client-secret or that wopi serve printed once)" : nil,
+            ClientSecret: hasSecret ? "(held only as a digest; give Microsoft the secret you set with --office-client-secret or the one wopi serve wrote to first-start-secrets.txt in its data folder)" : nil,
             ClientAppName: "Office", RedirectUri: redirect, ProviderId: provider,
             AuthUriDomains: domains.isEmpty ? nil : domains.joined(separator: ", "),
             // WOPIKit's authorization server grants the scope Office asks for (wopi); none need registering.

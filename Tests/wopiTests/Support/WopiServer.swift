@@ -70,11 +70,12 @@ final class WopiServer: @unchecked Sendable {
 
     // Servers started with arguments of the test's choosing, and signals without waiting.
     /// Starts `wopi serve` plus exactly `arguments` (no host, port or data added), with extra environment variables.
-    static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> WopiServer {
-        try WopiServer(arguments: arguments, environment: environment)
+    /// With `umask` (octal, e.g. `000`), a shell sets it and then becomes `wopi serve` (same PID).
+    static func launch(_ arguments: [String], environment: [String: String] = [:], umask: String? = nil) throws -> WopiServer {
+        try WopiServer(arguments: arguments, environment: environment, umask: umask)
     }
 
-    private init(arguments: [String], environment: [String: String]) throws {
+    private init(arguments: [String], environment: [String: String], umask: String? = nil) throws {
         port = 0
         logURL = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-serve-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
@@ -82,8 +83,13 @@ final class WopiServer: @unchecked Sendable {
         }
         let log = try FileHandle(forWritingTo: logURL)
         process = ChildProcess()
-        process.executableURL = try WopiProcess.executableURL()
-        process.arguments = ["serve"] + arguments
+        if let umask {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask \(umask) && exec \"$0\" serve \"$@\"", try WopiProcess.executableURL().path] + arguments
+        } else {
+            process.executableURL = try WopiProcess.executableURL()
+            process.arguments = ["serve"] + arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = log
         process.standardError = log

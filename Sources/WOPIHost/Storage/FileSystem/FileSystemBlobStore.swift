@@ -143,7 +143,8 @@ public struct FileSystemBlobStore: BlobStore {
     /// Creates a fan-out folder; another upload creating the same folder at the same moment is fine.
     private static func ensureDirectory(_ path: FilePath) async throws {
         do {
-            try await FileSystem.shared.createDirectory(at: path, withIntermediateDirectories: true)
+            // Owner only, as every folder of the store, whatever the umask.
+            try await FileSystem.shared.createDirectory(at: path, withIntermediateDirectories: true, permissions: .ownerReadWriteExecute)
         } catch {
             guard try await FileSystem.shared.info(forFileAt: path)?.type == .directory else { throw error }
         }
