@@ -1,3 +1,4 @@
+import Synchronization
 import _CryptoExtras
 import Crypto
 import Foundation
@@ -45,7 +46,7 @@ final class StandInIdentityProvider: @unchecked Sendable {
         }
 
         static func rsa(_ kid: String, pss: Bool = false) throws -> SigningKey {
-            SigningKey(kid: kid, material: .rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048), pss: pss))
+            SigningKey(kid: kid, material: .rsa(try RSAKeys.next(), pss: pss))
         }
         static func p256(_ kid: String) -> SigningKey { SigningKey(kid: kid, material: .p256(P256.Signing.PrivateKey())) }
         static func ed25519(_ kid: String) -> SigningKey { SigningKey(kid: kid, material: .ed25519(Curve25519.Signing.PrivateKey())) }
@@ -239,7 +240,7 @@ final class StandInIdentityProvider: @unchecked Sendable {
 
     private static func freshMaterial(like key: SigningKey) throws -> SigningKey.Material {
         switch key.material {
-        case .rsa(_, let pss): .rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048), pss: pss)
+        case .rsa(let current, let pss): .rsa(try RSAKeys.next(other: current), pss: pss)
         case .p256: .p256(P256.Signing.PrivateKey())
         case .ed25519: .ed25519(Curve25519.Signing.PrivateKey())
         }
@@ -251,5 +252,32 @@ final class StandInIdentityProvider: @unchecked Sendable {
         headers[.cacheControl] = "no-store"
         let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// RSA keys for the stand-in providers, made a few at a time and then handed out in turn: a 2048-bit key takes
+/// seconds to make in a debug build, on a thread of the cooperative pool the whole suite shares.
+enum RSAKeys {
+    private static let made = Mutex<(keys: [_RSA.Signing.PrivateKey], next: Int)>(([], 0))
+    private static let count = 4
+
+    /// The next key in turn, or a new one while there are fewer than ``count``.
+    static func next() throws -> _RSA.Signing.PrivateKey {
+        if let key = made.withLock({ state -> _RSA.Signing.PrivateKey? in
+            guard state.keys.count >= count else { return nil }
+            state.next += 1
+            return state.keys[state.next % count]
+        }) { return key }
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        made.withLock { state in if state.keys.count < count { state.keys.append(key) } }
+        return key
+    }
+
+    /// A key other than `current`, as a forger or a rotation has.
+    static func next(other current: _RSA.Signing.PrivateKey) throws -> _RSA.Signing.PrivateKey {
+        while true {
+            let key = try next()
+            if key.derRepresentation != current.derRepresentation { return key }
+        }
     }
 }
