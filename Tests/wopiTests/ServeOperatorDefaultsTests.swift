@@ -130,7 +130,9 @@ import TestSupport
         let status = try await server.waitForExit(timeout: 30)
         let took = ContinuousClock.now - start
         #expect(status == 0, "\(server.log)")
-        #expect(took < .seconds(2), "SIGTERM took \(took) to stop the host")
+        // The host waits at most 1 s for the pool; before, it waited out the driver's 10 s connect timeout. The bound
+        // tells the two apart with room for a debug build in a busy suite; test-container.sh holds a stop to 2 s.
+        #expect(took < .seconds(5), "SIGTERM took \(took) to stop the host")
     }
 }
 #endif

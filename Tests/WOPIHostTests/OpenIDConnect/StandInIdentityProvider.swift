@@ -102,9 +102,14 @@ final class StandInIdentityProvider: @unchecked Sendable {
     var claims: [String: String] = ["name": "Jane Doe", "preferred_username": "j.doe"]
     private(set) var base = URL(string: "http://127.0.0.1")!
 
-    init(key: SigningKey) {
+    /// The provider's clock: the host's, so that a test that runs long in a busy suite never sees a token issued
+    /// "in the future" of a host clock that stands still.
+    let now: @Sendable () -> Date
+
+    init(key: SigningKey, now: @escaping @Sendable () -> Date = { Date() }) {
         published = [key]
         signing = key
+        self.now = now
     }
 
     var issuer: String { base.absoluteString }
@@ -194,7 +199,7 @@ final class StandInIdentityProvider: @unchecked Sendable {
     /// The id_token for the signed-in person, wrong in the way ``fault`` says.
     func idToken(nonce: String?) throws -> String {
         let (key, fault, issuer) = locked { (signing, _fault, base.absoluteString) }
-        let now = Int(Date().timeIntervalSince1970)
+        let now = Int(self.now().timeIntervalSince1970)
         var payload: [String: Any] = ["iss": issuer, "sub": subject, "aud": Self.clientID, "exp": now + 300, "iat": now]
         for (name, value) in claims { payload[name] = value }
         if let nonce { payload["nonce"] = nonce }
