@@ -13,22 +13,15 @@ struct OpenIDConnectCLITests {
         FileManager.default.temporaryDirectory.appendingPathComponent("wopi-oidc-\(name)-\(UUID().uuidString)")
     }
 
-    /// A stand-in issuer whose discovery document names `documentIssuer` (itself when `nil`).
-    static func standInIssuer<T: Sendable>(documentIssuer: String?, _ body: @Sendable (String) async throws -> T) async throws -> T {
-        let router = Router()
-        let box = BaseURLBox()
-        router.get(".well-known/openid-configuration") { _, _ in
-            let base = box.value
-            let document: [String: String] = ["issuer": documentIssuer ?? base, "authorization_endpoint": base + "/authorize",
-                                              "token_endpoint": base + "/token", "jwks_uri": base + "/jwks"]
-            var headers = HTTPFields()
-            headers[.contentType] = "application/json"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: document))))
-        }
-        return try await LoopbackServer.serve(router, label: "stand-in-issuer") { url in
-            box.value = url.absoluteString
-            return try await body(url.absoluteString)
-        }
+    /// A stand-in issuer whose discovery document names another issuer, `documentIssuer`. It is served by a process of its
+    /// own (the suite's static file server), so it answers within the CLI's 10 s start-up bound however busy the suite is;
+    /// the issuer is checked before any endpoint is asked, so the endpoints point nowhere.
+    static func standInIssuer<T: Sendable>(documentIssuer: String, _ body: @Sendable (String) async throws -> T) async throws -> T {
+        let nowhere = "http://127.0.0.1:1"
+        let document: [String: String] = ["issuer": documentIssuer, "authorization_endpoint": nowhere + "/authorize",
+                                          "token_endpoint": nowhere + "/token", "jwks_uri": nowhere + "/jwks"]
+        let files = [".well-known/openid-configuration": try JSONSerialization.data(withJSONObject: document)]
+        return try await StaticFileServer.serve(files) { base in try await body(base.absoluteString) }
     }
 
     @Test("an issuer that cannot be reached, or whose document names another issuer, stops serve and doctor with one line and exit 2")
@@ -124,15 +117,5 @@ struct OpenIDConnectCLITests {
         #expect(notURL.exitCode == 2, "\(notURL.stderr)")
         let after = try await WopiProcess.run(["users", "list", "--data", data.path])
         #expect(after.stdout.components(separatedBy: "248289761001").count == 2, "the refused links changed nothing: \(after.stdout)")
-    }
-}
-
-/// The stand-in issuer's own address, known once it listens.
-private final class BaseURLBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = ""
-    var value: String {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }

@@ -199,7 +199,7 @@ struct OpenIDSignInHTTPTests {
     @Test("a provider that does not answer in time: the page says so in the person's language within 5 s, other requests go on")
     func slowProvider() async throws {
         try await Self.run(requestTimeout: .seconds(4)) { setup in
-            setup.provider.tokenDelay = .seconds(30)
+            setup.provider.tokenDelay = .seconds(120)
             var visitor = Visitor(host: setup.host)
             let begun = try await visitor.send(.GET, OpenIDSignIn.startPath)
             var request = HTTPClientRequest(url: try #require(begun.header("Location")))
@@ -215,9 +215,9 @@ struct OpenIDSignInHTTPTests {
             let pageAnswered = ContinuousClock.now
             // The page waits out the host's 4 s bound on the provider; the other request does not wait for it.
             #expect(healthAnswered < pageAnswered, "another request was held up until the sign-in's answer")
-            // Well before the provider's 30 s: the host's own bound answered (the suite runs many tests at once on few
+            // Well before the provider's 120 s: the host's own bound answered (the suite runs many tests at once on few
             // cores, so the wall clock here says which bound it was, not how fast).
-            #expect(pageAnswered - started < .seconds(15), "the page came after \(pageAnswered - started)")
+            #expect(pageAnswered - started < .seconds(60), "the page came after \(pageAnswered - started)")
             #expect(page.status == 503 && page.html.contains("Test ID 没有响应"), "\(page.status) \(page.html)")
             #expect(try setup.refusals() == ["provider_unavailable"])
             #expect(try await setup.host.folder.store.users().isEmpty)
