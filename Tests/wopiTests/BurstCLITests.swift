@@ -80,13 +80,6 @@ struct BurstCLITests {
             let field = try #require(home.range(of: "name=\"csrf\" value=\""), "no form on the home page")
             return (session, String(home[field.upperBound...].prefix { $0 != "\"" }))
         }
-
-        /// `wopi ARGUMENTS` on this host's storage.
-        func cli(_ arguments: [String]) async throws -> String {
-            let result = try await WopiProcess.run(arguments + ["--data", work.appendingPathComponent("data").path] + storageArguments, timeout: 60)
-            try #require(result.exitCode == 0, "wopi \(arguments.joined(separator: " ")): \(result.stderr)")
-            return result.stdout
-        }
     }
 
     /// One request of a burst.
