@@ -193,10 +193,15 @@ for _ in $(seq 1 150); do
 done
 podman exec "$pg" /usr/lib/postgresql/15/bin/pg_isready -q -h 127.0.0.1 -U wopikit || { podman logs "$pg" >&2; fail "PostgreSQL did not start"; }
 podman volume create "wopikit-test-$id-blobs" >/dev/null
+# The hosts find the database by its name through /etc/hosts, not podman's DNS server: aardvark-dns can leave a
+# question about a container's name unanswered for seconds where the machine's own resolver is unreachable.
+pg_address=$(podman inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$pg")
+[[ -n "$pg_address" ]] || fail "PostgreSQL's container has no address on $network"
 ports=()
 for name in a b; do
   ports+=("$(free_port)")
-  podman run -d --name "wopikit-test-$id-$name" --health-interval=disable --network "$network" -p "127.0.0.1:${ports[-1]}:8080" \
+  podman run -d --name "wopikit-test-$id-$name" --health-interval=disable --network "$network" --add-host "$pg:$pg_address" \
+    -p "127.0.0.1:${ports[-1]}:8080" \
     -v "wopikit-test-$id-blobs:/srv/wopi-blobs:U" -e WOPI_BLOBS=/srv/wopi-blobs \
     -e WOPI_DATABASE_URL="postgres://wopikit@$pg:5432/postgres?sslmode=disable" \
     -e WOPI_PUBLIC_URL="http://127.0.0.1:${ports[0]}" "$image" >/dev/null
@@ -208,7 +213,8 @@ say "two hosts ready on one PostgreSQL in containers"
 # One document: a token minted on host a works on b, a lock taken on a holds on b, a save on a is what b serves.
 sample=$( (podman logs "$a"; podman logs "$b") 2>&1 | grep -oE '\.docx +id [0-9a-f]{32}' | awk 'NR == 1 { print $3 }')
 [[ -n "$sample" ]] || fail "neither host's banner names a sample .docx"
-token=$(podman exec "$a" wopi token --user demo --file "$sample" | python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])')
+token=$(podman exec "$a" wopi token --user demo --file "$sample") || fail "wopi token in host a's container"
+token=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])' <<<"$token")
 on() { echo "http://127.0.0.1:$1/wopi/files/$sample${2:-}?access_token=$token"; }
 status() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 [[ "$(status -X POST -H 'X-WOPI-Override: LOCK' -H 'X-WOPI-Lock: lock-a' "$(on "${ports[0]}")")" == 200 ]] || fail "LOCK on host a"

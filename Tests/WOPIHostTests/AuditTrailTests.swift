@@ -63,4 +63,33 @@ import WOPICore
         trail.finish()
         await running.value
     }
+
+    /// A store that refuses every append and says when it did.
+    actor DownAuditStore: AuditStore {
+        var appends = 0
+        let refused: AsyncStream<Void>.Continuation
+        init(refused: AsyncStream<Void>.Continuation) { self.refused = refused }
+
+        func appendAuditEvents(_ events: [AuditEvent]) throws {
+            appends += 1
+            refused.yield()
+            throw CocoaError(.fileWriteUnknown)
+        }
+
+        func auditEvents(matching filter: AuditFilter, after cursor: AuditCursor?, limit: Int) -> [AuditEntry] { [] }
+        func removeAuditEvents(before cutoff: Date) -> Int { 0 }
+    }
+
+    @Test func aTrailFinishedWhileItsStoreIsDownDoesNotAskTheStoreAgain() async throws {
+        let (refusals, refused) = AsyncStream.makeStream(of: Void.self)
+        let store = DownAuditStore(refused: refused)
+        let trail = AuditTrail(store: store, retention: nil)
+        let running = Task { await trail.run() }
+        trail.record(AuditEvent(.lockBroken, time: now, file: "f"))
+        var refusal = refusals.makeAsyncIterator()
+        _ = await refusal.next()
+        trail.finish()
+        await running.value
+        #expect(await store.appends == 1, "no second append, during the retry pause or at the end, once the trail is finished")
+    }
 }

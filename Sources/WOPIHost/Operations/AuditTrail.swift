@@ -26,6 +26,12 @@ public final class AuditTrail: @unchecked Sendable {
     private struct Queue {
         var events: [AuditEvent] = []
         var dropped = 0
+        /// Whether the store refused the last append: a host stopping then does not wait for it once more.
+        var lastAppendFailed = false
+        /// Whether ``finish()`` was called.
+        var isFinished = false
+        /// The wait before the next try after a failed append, which ``finish()`` cuts short.
+        var retryPause: Task<Void, Never>?
     }
 
     /// The most events queued while the store does not take them.
@@ -67,7 +73,14 @@ public final class AuditTrail: @unchecked Sendable {
     }
 
     /// Ends ``run()`` once what is queued is written.
+    ///
+    /// A trail whose store refused the last append writes nothing more: a host that stops while its database
+    /// is gone stops at once instead of waiting for another answer, and what was queued is logged as lost.
     public func finish() {
+        withQueue { queue in
+            queue.isFinished = true
+            queue.retryPause?.cancel()
+        }
         wakeUp.finish()
     }
 
@@ -113,6 +126,10 @@ public final class AuditTrail: @unchecked Sendable {
             }
             if dropped > 0 { logger.warning("audit events dropped: the store did not take them in time", metadata: ["dropped": "\(dropped)"]) }
             guard !events.isEmpty else { return }
+            if !retrying, withQueue({ $0.lastAppendFailed }) {
+                logger.error("audit events lost: the store did not take them", metadata: ["lost": "\(events.count)"])
+                return
+            }
             var written = 0
             do {
                 while written < events.count {
@@ -120,7 +137,9 @@ public final class AuditTrail: @unchecked Sendable {
                     try await store.appendAuditEvents(batch)
                     written += batch.count
                 }
+                withQueue { $0.lastAppendFailed = false }
             } catch {
+                withQueue { $0.lastAppendFailed = true }
                 let unwritten = events[written...]
                 guard retrying else {
                     logger.error("audit events lost: the store did not take them", metadata: ["lost": "\(unwritten.count)", "error": "\(error)"])
@@ -134,7 +153,12 @@ public final class AuditTrail: @unchecked Sendable {
                         queue.events.removeLast(queue.events.count - Self.capacity)
                     }
                 }
-                try? await Task.sleep(for: .seconds(1))
+                let pause = withQueue { queue -> Task<Void, Never>? in
+                    guard !queue.isFinished else { return nil }
+                    queue.retryPause = Task { try? await Task.sleep(for: .seconds(1)) }
+                    return queue.retryPause
+                }
+                await pause?.value
                 wakeUp.yield()
             }
         } while !retrying
