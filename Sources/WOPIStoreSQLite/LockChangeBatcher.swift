@@ -2,6 +2,7 @@ import Foundation
 import WOPIHost
 import GRDB
 import WOPICore
+import Synchronization
 
 /// Group commit for lock changes: Lock, Unlock and RefreshLock requests that arrive while
 /// a lock transaction is committing are applied together in the next transaction.
@@ -13,10 +14,10 @@ import WOPICore
 /// run one by one in that order), and no caller hears its answer before the transaction holding its
 /// change is durably committed. If the transaction fails, every request in it fails and nothing of it
 /// is applied.
-final class LockChangeBatcher: @unchecked Sendable {
+final class LockChangeBatcher: Sendable {
     typealias Outcome = Result<(decision: LockRules.Decision, file: FileRecord), any Error>
 
-    private struct Pending {
+    private struct Pending: Sendable {
         let id: ResourceID
         let request: LockRules.Request
         let now: Date
@@ -26,10 +27,8 @@ final class LockChangeBatcher: @unchecked Sendable {
     }
 
     private let pool: StoreDatabasePool
-    /// Guards `pending` and `isCommitting`.
-    private let lock = NSLock()
-    private var pending: [Pending] = []
-    private var isCommitting = false
+    /// The requests waiting for the next batch, and whether a task is committing batches.
+    private let queue = Mutex<(pending: [Pending], isCommitting: Bool)>(([], false))
     /// The most requests one transaction takes: bounds how long the write lock is held.
     private let maximumBatch = 256
 
@@ -40,10 +39,11 @@ final class LockChangeBatcher: @unchecked Sendable {
     /// Applies one lock request, in the next batch; returns when that batch is committed.
     func apply(_ id: ResourceID, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord) {
         try await withCheckedThrowingContinuation { continuation in
-            let startsCommitter = lock.withLock {
-                pending.append(Pending(id: id, request: request, now: now, seenLockFailures: pool.lockFailureCount, continuation: continuation))
-                guard !isCommitting else { return false }
-                isCommitting = true
+            let waiting = Pending(id: id, request: request, now: now, seenLockFailures: pool.lockFailureCount, continuation: continuation)
+            let startsCommitter = queue.withLock { queue in
+                queue.pending.append(waiting)
+                guard !queue.isCommitting else { return false }
+                queue.isCommitting = true
                 return true
             }
             if startsCommitter { Task { await self.commitUntilEmpty() } }
@@ -53,10 +53,10 @@ final class LockChangeBatcher: @unchecked Sendable {
     /// Commits batches until no request waits; requests arriving meanwhile join the next batch.
     private func commitUntilEmpty() async {
         while true {
-            let taken: [Pending] = lock.withLock {
-                let taken = Array(pending.prefix(maximumBatch))
-                pending.removeFirst(taken.count)
-                if taken.isEmpty { isCommitting = false }
+            let taken: [Pending] = queue.withLock { [maximumBatch] queue in
+                let taken = Array(queue.pending.prefix(maximumBatch))
+                queue.pending.removeFirst(taken.count)
+                if taken.isEmpty { queue.isCommitting = false }
                 return taken
             }
             guard !taken.isEmpty else { return }

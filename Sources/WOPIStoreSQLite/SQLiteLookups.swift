@@ -16,6 +16,8 @@ import WOPIStoreSQL
 ///
 /// Each statement runs alone, in SQLite's own read transaction, so it sees the last commit of any
 /// process sharing the database; nothing but compiled statements is kept between reads.
+///
+/// Unchecked `Sendable`: its only state is the slots, each used only while its lock is held.
 final class SQLiteLookups: @unchecked Sendable {
     private let path: String
     /// Connections in slots, each behind its own lock. A thread starts at the slot its id picks and
@@ -23,6 +25,7 @@ final class SQLiteLookups: @unchecked Sendable {
     /// list was contended by every read). A slot opens its connection on first use.
     private let slots: [Slot]
 
+    /// Unchecked `Sendable`: `connection` (a C handle) is touched only while `lock` is held.
     private final class Slot: @unchecked Sendable {
         let lock = NSLock()
         var connection: Connection?

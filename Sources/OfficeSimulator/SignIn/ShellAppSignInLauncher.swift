@@ -116,6 +116,8 @@ public struct ShellAppSignInLauncher: AppSignInLauncher {
 }
 
 /// Collects the two output streams of a child process from two threads.
+///
+/// Unchecked `Sendable` because its two fields are read and written only while `lock` is held (`Mutex` needs iOS 18).
 private final class PipeCollector: @unchecked Sendable {
     // Guarded by `lock`; written once per stream.
     private let lock = NSLock()

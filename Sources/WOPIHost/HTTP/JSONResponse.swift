@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import Synchronization
 
 /// WOPI JSON bodies use PascalCase property names; Swift types keep Swift names and this encoder
 /// upper-cases the first letter (`baseFileName` → `BaseFileName`, `SHA256` stays as it is).
@@ -32,14 +33,13 @@ enum WOPIJSON {
     private static let pascalKeys = PascalKeyCache()
 
     /// The keys converted so far, behind a lock (encoders run on many threads).
-    private final class PascalKeyCache: @unchecked Sendable {
-        private let lock = NSLock()
-        private var keys: [String: String] = [:]
+    private final class PascalKeyCache: Sendable {
+        private let keys = Mutex<[String: String]>([:])
 
         func converted(_ key: String) -> String {
-            if let known = lock.withLock({ keys[key] }) { return known }
+            if let known = keys.withLock({ $0[key] }) { return known }
             let converted = key.prefix(1).uppercased() + key.dropFirst()
-            lock.withLock { keys[key] = converted }
+            keys.withLock { $0[key] = converted }
             return converted
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// The host's side of the fleet's audit trail: events recorded during requests are appended to the
 /// store (``AuditStore``) by one writer, in batches, off the request's path; the trail is pruned of
@@ -10,16 +11,15 @@ import Logging
 /// writer retries every second, queueing up to ``capacity`` events; beyond that new events are
 /// dropped and counted in a warning. ``run()`` returns once ``finish()`` was called and the queue is
 /// written (`wopi serve` calls it after the last request has drained).
-public final class AuditTrail: @unchecked Sendable {
+public final class AuditTrail: Sendable {
     /// Where the trail is kept.
     public let store: any AuditStore
     /// How long events are kept; `nil` keeps them forever.
     public let retention: TimeInterval?
     private let logger: Logger
     private let now: @Sendable () -> Date
-    /// Guarded by `lock`: the only mutable state.
-    private var queue = Queue()
-    private let lock = NSLock()
+    /// The only mutable state.
+    private let queue = Mutex(Queue())
     private let wakeUps: AsyncStream<Void>
     private let wakeUp: AsyncStream<Void>.Continuation
 
@@ -68,8 +68,8 @@ public final class AuditTrail: @unchecked Sendable {
         if queued { wakeUp.yield() }
     }
 
-    private func withQueue<T>(_ body: (inout Queue) -> T) -> T {
-        lock.withLock { body(&queue) }
+    private func withQueue<T>(_ body: (inout Queue) -> sending T) -> sending T {
+        queue.withLock { body(&$0) }
     }
 
     /// Ends ``run()`` once what is queued is written.
