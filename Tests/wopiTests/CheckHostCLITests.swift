@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WOPIValidator
 
 /// `wopi check-host` says "ready" for `wopi serve` and names the exact rule a host with a planted
 /// fault breaks; `wopi onboarding` fills Microsoft's form from the data folder or from any host.
@@ -16,7 +17,7 @@ import Testing
             "check-host", "--wopi-src", fixture.wopiSrc, "--access-token", accessToken, "--bootstrapper", fixture.bootstrapper,
             "--username", RoundTripTests.username, "--password", RoundTripTests.password,
             "--client-id", RoundTripTests.clientID, "--client-secret", RoundTripTests.clientSecret,
-            "--testcases", try ConformanceTests.testCasesURL().path, "--junit", junit.path,
+            "--testcases", try await ConformanceTests.testCasesURL().path, "--junit", junit.path,
         ], timeout: 900)
         #expect(run.exitCode == 0, "check-host failed:\n\(run.stdout)\n\(run.stderr)\nserver log:\n\(fixture.server.log)")
         let lines = RoundTripTests.lines(run.stdout)
@@ -48,7 +49,7 @@ import Testing
             defer { try? FileManager.default.removeItem(at: junit) }
             let run = try await ScenarioCLITests.run([
                 "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token,
-                "--testcases", try ConformanceTests.testCasesURL().path, "--junit", junit.path,
+                "--testcases", try await ConformanceTests.testCasesURL().path, "--junit", junit.path,
             ], timeout: 600)
             #expect(run.exitCode == 1, "\(run.stdout)\n\(run.stderr)")
             let lines = RoundTripTests.lines(run.stdout)
@@ -102,7 +103,8 @@ import Testing
     @Test("check-host: bad input exits 2 with one line on stderr")
     func invalidInput() async throws {
         // Each input is refused before the definitions are looked for: this test needs none installed.
-        let testcases = (try? ConformanceTests.testCasesURL().path) ?? "/nonexistent/TestCases.xml"
+        // Found where they are, never fetched for it.
+        let testcases = (try? DefinitionsLocation.find(environment: ProcessInfo.processInfo.environment).testCasesURL.path) ?? "/nonexistent/TestCases.xml"
         let cases: [([String], String)] = [
             (["check-host", "--wopi-src", "ftp://x/wopi/files/1", "--access-token", "t", "--testcases", testcases], "--wopi-src"),
             (["check-host", "--wopi-src", "http://127.0.0.1:1/wopi/files/1", "--access-token", "", "--testcases", testcases], "--access-token"),

@@ -8,13 +8,13 @@ import Testing
 /// without a fault is "ready".
 @Suite(.serialized) struct FaultCorpusTests {
     /// Where Microsoft's validator definitions are; one place, so the lookup is easy to change.
-    static func validatorTestCases() throws -> String {
-        try ConformanceTests.testCasesURL().path
+    static func validatorTestCases() async throws -> String {
+        try await ConformanceTests.testCasesURL().path
     }
 
     static func checkHost(_ host: FaultyWOPIHost, _ extra: [String] = []) async throws -> WopiProcess.Result {
         try await ScenarioCLITests.run([
-            "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token, "--testcases", try validatorTestCases(),
+            "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token, "--testcases", try await validatorTestCases(),
         ] + extra, timeout: 540)
     }
 
