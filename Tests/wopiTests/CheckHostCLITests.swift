@@ -83,12 +83,32 @@ import WOPIValidator
         }
     }
 
+    @Test("check-host: content a scenario cannot put back is said in one line at the end", .timeLimit(.minutes(10)))
+    func contentLeftIsSaid() async throws {
+        // Another client holds the file's lock, and the host writes with the wrong lock: the write the conflict
+        // scenario expects to be refused goes through, and the file cannot be locked to write its content back.
+        try await FaultyWOPIHost.withRunning(fault: .putWithWrongLockAnswers200) { host in
+            let content = try #require(await host.storage.files["F1"]?.bytes)
+            await host.storage.lockAsAnotherClient("F1", "another-client-lock")
+            let run = try await FaultCorpusTests.checkHost(host)
+            #expect(run.exitCode == 1, "\(run.stdout)\n\(run.stderr)")
+            let lines = RoundTripTests.lines(run.stdout)
+            #expect(lines.contains { $0.hasPrefix("[FAIL] scenario conflict:") }, "\(run.stdout)")
+            let left = lines.filter { $0.hasPrefix("left on the host:") }
+            #expect(left == ["left on the host: scenario conflict: '\(FaultyWOPIHost.fileName)' holds what the session wrote, not the \(content.count) bytes "
+                                + "it held before: putting them back failed (Lock answered HTTP 409, locked by 'another-client-lock'); "
+                                + "put its content back on the host"], "\(run.stdout)")
+            #expect(lines.firstIndex { $0.hasPrefix("left on the host:") } == lines.count - 2, "said at the end, before the verdict:\n\(run.stdout)")
+            #expect(await host.storage.files["F1"]?.bytes != content, "the line tells the truth: the content is not the first one")
+        }
+    }
+
     @Test("check-host: the same host without the planted fault passes that rule", .timeLimit(.minutes(10)))
     func withoutThePlantedFault() async throws {
         try await FaultyWOPIHost.withRunning(fault: .noContainers) { host in
             let run = try await ScenarioCLITests.run([
                 "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token,
-                "--testcases", try ConformanceTests.testCasesURL().path,
+                "--testcases", try await ConformanceTests.testCasesURL().path,
             ], timeout: 600)
             let lines = RoundTripTests.lines(run.stdout)
             #expect(lines.contains { $0.hasPrefix("[ok]   rule checkfileinfo.property-types:") }, "\(run.stdout)")

@@ -23,6 +23,7 @@ import Testing
           .timeLimit(.minutes(10)))
     func correctHostIsReady() async throws {
         try await FaultyWOPIHost.withRunning(fault: nil) { host in
+            let content = try #require(await host.storage.files["F1"]?.bytes)
             let run = try await Self.checkHost(host, ["--client", "office-web", "--client", "collabora"])
             let lines = RoundTripTests.lines(run.stdout)
             #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
@@ -37,6 +38,9 @@ import Testing
                 #expect(lines.contains { $0.hasPrefix("[ok]   scenario \(scenario):") }, "scenario \(scenario):\n\(run.stdout)")
             }
             #expect(await host.storage.files.values.allSatisfy { $0.lock == nil }, "every lock is released")
+            // Every scenario that saved put the content it first read back.
+            #expect(await host.storage.files["F1"]?.bytes == content, "the file holds what it held before the run")
+            #expect(!lines.contains { $0.hasPrefix("left on the host:") }, "\(run.stdout)")
             #expect(await host.storage.files.values.allSatisfy { !$0.name.hasPrefix("check-host-") }, "the scratch file is deleted")
         }
     }
