@@ -249,6 +249,9 @@ let package = Package(
         // Servers the tests start and stop themselves: PostgreSQL, nginx, free loopback ports. Foundation only.
         .target(name: "TestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Tests/TestSupport",
                 swiftSettings: strictSettings),
+        // Microsoft's validator definitions for the tests that need them: found, or fetched once by `wopi validator fetch`'s code.
+        .target(name: "DefinitionsTestSupport", dependencies: ["WOPIValidator", "TestSupport"], path: "Tests/DefinitionsTestSupport",
+                swiftSettings: strictSettings),
         // Crypto: the SHA-256 the documentation snippets' PKCE sign-in passes in (CryptoKit on iOS).
         .testTarget(name: "OfficeURLSchemeTests", dependencies: ["OfficeURLScheme", .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: strictSettings),
@@ -296,7 +299,8 @@ let package = Package(
         .testTarget(name: "WOPIHTTPClientTests", dependencies: ["WOPIHTTPClient", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
                                                          .product(name: "NIOCore", package: "swift-nio")],
                     swiftSettings: strictSettings),
-        .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator", "WOPICore", "WOPIHTTPClient"], swiftSettings: strictSettings),
+        .testTarget(name: "WOPIValidatorTests", dependencies: ["WOPIValidator", "WOPICore", "WOPIHTTPClient", "DefinitionsTestSupport"],
+                    swiftSettings: strictSettings),
         .testTarget(
             name: "OfficeSimulatorTests",
             dependencies: [
@@ -319,6 +323,7 @@ let package = Package(
                 "wopi",
                 "OfficeURLScheme",
                 "TestSupport",
+                "DefinitionsTestSupport",
                 "WOPIBlobStoreS3",
                 "WOPIValidator",
                 "WOPIHTTPClient",

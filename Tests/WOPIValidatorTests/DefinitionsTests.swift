@@ -5,12 +5,12 @@ import Testing
 @Suite("Parsing Microsoft's TestCases.xml")
 struct DefinitionsTests {
     var definitions: ValidatorDefinitions {
-        get throws { try Fixtures.definitions() }
+        get async throws { try await Fixtures.definitions() }
     }
 
     @Test("the real file parses into its groups, prereqs, resources and schemas")
-    func realFileShape() throws {
-        let definitions = try self.definitions
+    func realFileShape() async throws {
+        let definitions = try await self.definitions
         #expect(definitions.groups.count == 33)
         #expect(definitions.prerequisiteCases.count == 27)
         #expect(definitions.resources.count == 19)
@@ -26,8 +26,8 @@ struct DefinitionsTests {
     }
 
     @Test("group sizes and prerequisites match the file")
-    func groupDetails() throws {
-        let definitions = try self.definitions
+    func groupDetails() async throws {
+        let definitions = try await self.definitions
         let locks = try #require(definitions.group(named: "Locks"))
         #expect(locks.cases.count == 13)
         #expect(locks.prerequisiteNames == ["WopiValidatorPrereq", "FileEditingPrereq", "LocksPrereq"])
@@ -38,10 +38,10 @@ struct DefinitionsTests {
     }
 
     @Test("every request element in the file is understood")
-    func everyRequestKindParsed() throws {
-        let definitions = try self.definitions
+    func everyRequestKindParsed() async throws {
+        let definitions = try await self.definitions
         // Count request elements in the raw XML, independently of the parser, and compare.
-        let xml = try String(contentsOf: Fixtures.testCasesURL(), encoding: .utf8)
+        let xml = try String(contentsOf: await Fixtures.testCasesURL(), encoding: .utf8)
         var rawCounts: [String: Int] = [:]
         for kind in RequestKind.allCases {
             rawCounts[kind.rawValue] = xml.components(separatedBy: "<\(kind.rawValue) ").count - 1
@@ -66,8 +66,8 @@ struct DefinitionsTests {
     }
 
     @Test("validators and state savers come through with their attributes")
-    func validatorDetails() throws {
-        let definitions = try self.definitions
+    func validatorDetails() async throws {
+        let definitions = try await self.definitions
         let prereq = try #require(definitions.prerequisiteCase(named: "WopiValidatorPrereq"))
         let validators = try #require(prereq.requests[0].validators)
         #expect(validators.count == 2)
@@ -83,8 +83,8 @@ struct DefinitionsTests {
     }
 
     @Test("the WOPIKit selection plans every WopiCore and OfficeNativeClient case outside the excluded groups")
-    func plannedSelection() throws {
-        let definitions = try self.definitions
+    func plannedSelection() async throws {
+        let definitions = try await self.definitions
         let target = try ConformanceTarget(wopiSrc: FakeWOPIHost.wopiSrc, accessToken: "t")
         let runner = ConformanceRunner(definitions: definitions, target: target, transport: FakeWOPIHost())
         let planned = runner.plannedCases()
@@ -122,8 +122,8 @@ struct DefinitionsTests {
     }
 
     @Test("resource stand-in bytes follow the original runner's rule")
-    func resourceContent() throws {
-        let definitions = try self.definitions
+    func resourceContent() async throws {
+        let definitions = try await self.definitions
         let word = try #require(definitions.resource(id: "WordSimpleDocument"))
         #expect(word.content == Array("WordSimpleDocumentResources\\WordSimpleDocument.docxWordSimpleDocument.docx".utf8))
         #expect(try #require(definitions.resource(id: "ZeroByteFile")).content.isEmpty)

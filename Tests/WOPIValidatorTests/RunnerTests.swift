@@ -10,7 +10,7 @@ struct RunnerTests {
              policy: ValidationPolicy = .wopiKit) async throws -> RunReport {
         let target = try ConformanceTarget(wopiSrc: FakeWOPIHost.wopiSrc, accessToken: FakeWOPIHost.token, accessTokenTTL: 1)
         let selection = RunSelection(onlyGroups: groups, onlyCases: cases)
-        let runner = ConformanceRunner(definitions: try Fixtures.definitions(), target: target, selection: selection, policy: policy, transport: host)
+        let runner = ConformanceRunner(definitions: try await Fixtures.definitions(), target: target, selection: selection, policy: policy, transport: host)
         return await runner.run()
     }
 
@@ -102,7 +102,7 @@ struct RunnerTests {
             func send(_ request: TransportRequest) async throws -> TransportResponse { throw Refused() }
         }
         let target = try ConformanceTarget(wopiSrc: FakeWOPIHost.wopiSrc, accessToken: "t")
-        let runner = ConformanceRunner(definitions: try Fixtures.definitions(), target: target,
+        let runner = ConformanceRunner(definitions: try await Fixtures.definitions(), target: target,
                                        selection: RunSelection(onlyGroups: ["Locks"]), transport: Refusing())
         let report = await runner.run()
         #expect(report.totals.passed == 0)
@@ -130,8 +130,8 @@ struct RunnerTests {
     }
 
     @Test("feature gates only ask whether the host claims a feature; WopiValidatorPrereq checks what every host must answer")
-    func featureGates() throws {
-        let definitions = try Fixtures.definitions()
+    func featureGates() async throws {
+        let definitions = try await Fixtures.definitions()
         #expect(try #require(definitions.prerequisiteCase(named: "LocksPrereq")).isFeatureGate)
         #expect(try #require(definitions.prerequisiteCase(named: "UserCanNotWriteRelativePrereq")).isFeatureGate)
         #expect(try #require(definitions.prerequisiteCase(named: "UserCanRenameContainerPrereq")).isFeatureGate, "its EnumerateAncestors only finds the folder")
@@ -159,7 +159,7 @@ struct RunnerTests {
         }
         let host = FakeWOPIHost()
         let target = try ConformanceTarget(wopiSrc: FakeWOPIHost.wopiSrc, accessToken: FakeWOPIHost.token, accessTokenTTL: 1)
-        let runner = ConformanceRunner(definitions: try Fixtures.definitions(), target: target,
+        let runner = ConformanceRunner(definitions: try await Fixtures.definitions(), target: target,
                                        selection: RunSelection(onlyGroups: RunnerTests.groups), transport: CancellingTransport(host: host))
         // Its own task, so the cancellation stays there.
         let report = await Task { await runner.run() }.value

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WOPIValidator
 
 /// `wopi check-host` says "ready" for `wopi serve` and names the exact rule a host with a planted
 /// fault breaks; `wopi onboarding` fills Microsoft's form from the data folder or from any host.
@@ -16,7 +17,7 @@ import Testing
             "check-host", "--wopi-src", fixture.wopiSrc, "--access-token", accessToken, "--bootstrapper", fixture.bootstrapper,
             "--username", RoundTripTests.username, "--password", RoundTripTests.password,
             "--client-id", RoundTripTests.clientID, "--client-secret", RoundTripTests.clientSecret,
-            "--testcases", try ConformanceTests.testCasesURL().path, "--junit", junit.path,
+            "--testcases", try await ConformanceTests.testCasesURL().path, "--junit", junit.path,
         ], timeout: 900)
         #expect(run.exitCode == 0, "check-host failed:\n\(run.stdout)\n\(run.stderr)\nserver log:\n\(fixture.server.log)")
         let lines = RoundTripTests.lines(run.stdout)
@@ -48,7 +49,7 @@ import Testing
             defer { try? FileManager.default.removeItem(at: junit) }
             let run = try await ScenarioCLITests.run([
                 "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token,
-                "--testcases", try ConformanceTests.testCasesURL().path, "--junit", junit.path,
+                "--testcases", try await ConformanceTests.testCasesURL().path, "--junit", junit.path,
             ], timeout: 600)
             #expect(run.exitCode == 1, "\(run.stdout)\n\(run.stderr)")
             let lines = RoundTripTests.lines(run.stdout)
@@ -82,12 +83,32 @@ import Testing
         }
     }
 
+    @Test("check-host: content a scenario cannot put back is said in one line at the end", .timeLimit(.minutes(10)))
+    func contentLeftIsSaid() async throws {
+        // Another client holds the file's lock, and the host writes with the wrong lock: the write the conflict
+        // scenario expects to be refused goes through, and the file cannot be locked to write its content back.
+        try await FaultyWOPIHost.withRunning(fault: .putWithWrongLockAnswers200) { host in
+            let content = try #require(await host.storage.files["F1"]?.bytes)
+            await host.storage.lockAsAnotherClient("F1", "another-client-lock")
+            let run = try await FaultCorpusTests.checkHost(host)
+            #expect(run.exitCode == 1, "\(run.stdout)\n\(run.stderr)")
+            let lines = RoundTripTests.lines(run.stdout)
+            #expect(lines.contains { $0.hasPrefix("[FAIL] scenario conflict:") }, "\(run.stdout)")
+            let left = lines.filter { $0.hasPrefix("left on the host:") }
+            #expect(left == ["left on the host: scenario conflict: '\(FaultyWOPIHost.fileName)' holds what the session wrote, not the \(content.count) bytes "
+                                + "it held before: putting them back failed (Lock answered HTTP 409, locked by 'another-client-lock'); "
+                                + "put its content back on the host"], "\(run.stdout)")
+            #expect(lines.firstIndex { $0.hasPrefix("left on the host:") } == lines.count - 2, "said at the end, before the verdict:\n\(run.stdout)")
+            #expect(await host.storage.files["F1"]?.bytes != content, "the line tells the truth: the content is not the first one")
+        }
+    }
+
     @Test("check-host: the same host without the planted fault passes that rule", .timeLimit(.minutes(10)))
     func withoutThePlantedFault() async throws {
         try await FaultyWOPIHost.withRunning(fault: .noContainers) { host in
             let run = try await ScenarioCLITests.run([
                 "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token,
-                "--testcases", try ConformanceTests.testCasesURL().path,
+                "--testcases", try await ConformanceTests.testCasesURL().path,
             ], timeout: 600)
             let lines = RoundTripTests.lines(run.stdout)
             #expect(lines.contains { $0.hasPrefix("[ok]   rule checkfileinfo.property-types:") }, "\(run.stdout)")
@@ -102,7 +123,8 @@ import Testing
     @Test("check-host: bad input exits 2 with one line on stderr")
     func invalidInput() async throws {
         // Each input is refused before the definitions are looked for: this test needs none installed.
-        let testcases = (try? ConformanceTests.testCasesURL().path) ?? "/nonexistent/TestCases.xml"
+        // Found where they are, never fetched for it.
+        let testcases = (try? DefinitionsLocation.find(environment: ProcessInfo.processInfo.environment).testCasesURL.path) ?? "/nonexistent/TestCases.xml"
         let cases: [([String], String)] = [
             (["check-host", "--wopi-src", "ftp://x/wopi/files/1", "--access-token", "t", "--testcases", testcases], "--wopi-src"),
             (["check-host", "--wopi-src", "http://127.0.0.1:1/wopi/files/1", "--access-token", "", "--testcases", testcases], "--access-token"),

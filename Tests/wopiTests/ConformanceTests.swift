@@ -1,3 +1,4 @@
+import DefinitionsTestSupport
 import Foundation
 import Testing
 import WOPIHTTPClient
@@ -10,17 +11,18 @@ import WOPIValidator
 /// request with the matching private keys, so the ProofKeys group runs too. Prints one line per case
 /// and the totals line; any failed case fails the test.
 @Suite(.serialized) struct ConformanceTests {
-    /// Microsoft's TestCases.xml, found as `wopi validator` finds it ($WOPI_VALIDATOR_DIR, then the XDG data
-    /// folder). Without it, each test that needs it fails with one line naming `wopi validator fetch`.
-    static func testCasesURL() throws -> URL {
+    /// Microsoft's TestCases.xml, as ``TestDefinitions`` provides it: found as `wopi validator` finds it
+    /// ($WOPI_VALIDATOR_DIR, then the XDG data folder), else fetched once into that folder. Where it can be neither
+    /// found nor fetched, each test that needs it fails with one line naming `wopi validator fetch`.
+    static func testCasesURL() async throws -> URL {
         do {
-            return try DefinitionsLocation.find(environment: ProcessInfo.processInfo.environment).testCasesURL
+            return try await TestDefinitions.testCasesURL()
         } catch {
-            throw DefinitionsMissing(description: error.description)
+            throw DefinitionsMissing(description: "\(error)")
         }
     }
 
-    /// The one line a test fails with when Microsoft's definitions are not installed.
+    /// The one line a test fails with when Microsoft's definitions are not installed and cannot be fetched.
     struct DefinitionsMissing: Error, CustomStringConvertible {
         let description: String
     }
@@ -84,7 +86,7 @@ import WOPIValidator
     /// With `proofSigner`, every request is signed and the ProofKeys group runs too.
     static func runValidator(wopiSrc: String, accessToken: String, accessTokenTTL: Int64,
                              proofSigner: ValidatorProofSigner? = nil) async throws -> RunReport {
-        let definitions = try ValidatorDefinitions.load(testCasesAt: try testCasesURL())
+        let definitions = try ValidatorDefinitions.load(testCasesAt: try await testCasesURL())
         let target = try ConformanceTarget(wopiSrc: wopiSrc, accessToken: accessToken, accessTokenTTL: accessTokenTTL)
         let report = try await AsyncHTTPClientTransport.withTransport(maximumBodySize: ConformanceRunner.maximumResponseBodySize) { transport in
             let runner = ConformanceRunner(definitions: definitions, target: target,
@@ -137,7 +139,7 @@ import WOPIValidator
         let token = try Self.json(try await WopiProcess.run(["token", "--user", "validator", "--file", fileID, "--data", data.path]), "token")
         let accessToken = try #require(token["access_token"] as? String)
         let wopiSrc = try #require(token["wopi_src"] as? String)
-        let testcases = try Self.testCasesURL().path
+        let testcases = try await Self.testCasesURL().path
         let base = ["validate", "--wopi-src", wopiSrc, "--access-token", accessToken, "--testcases", testcases, "--group", "ProofKeys"]
 
         let signed = try await WopiProcess.run(base + ["--proof-key", keys.current.path, "--proof-key-old", keys.old.path], timeout: 300)

@@ -8,13 +8,13 @@ import Testing
 /// without a fault is "ready".
 @Suite(.serialized) struct FaultCorpusTests {
     /// Where Microsoft's validator definitions are; one place, so the lookup is easy to change.
-    static func validatorTestCases() throws -> String {
-        try ConformanceTests.testCasesURL().path
+    static func validatorTestCases() async throws -> String {
+        try await ConformanceTests.testCasesURL().path
     }
 
     static func checkHost(_ host: FaultyWOPIHost, _ extra: [String] = []) async throws -> WopiProcess.Result {
         try await ScenarioCLITests.run([
-            "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token, "--testcases", try validatorTestCases(),
+            "check-host", "--wopi-src", host.wopiSrc, "--access-token", FaultyWOPIHost.token, "--testcases", try await validatorTestCases(),
         ] + extra, timeout: 540)
     }
 
@@ -23,6 +23,7 @@ import Testing
           .timeLimit(.minutes(10)))
     func correctHostIsReady() async throws {
         try await FaultyWOPIHost.withRunning(fault: nil) { host in
+            let content = try #require(await host.storage.files["F1"]?.bytes)
             let run = try await Self.checkHost(host, ["--client", "office-web", "--client", "collabora"])
             let lines = RoundTripTests.lines(run.stdout)
             #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
@@ -37,6 +38,9 @@ import Testing
                 #expect(lines.contains { $0.hasPrefix("[ok]   scenario \(scenario):") }, "scenario \(scenario):\n\(run.stdout)")
             }
             #expect(await host.storage.files.values.allSatisfy { $0.lock == nil }, "every lock is released")
+            // Every scenario that saved put the content it first read back.
+            #expect(await host.storage.files["F1"]?.bytes == content, "the file holds what it held before the run")
+            #expect(!lines.contains { $0.hasPrefix("left on the host:") }, "\(run.stdout)")
             #expect(await host.storage.files.values.allSatisfy { !$0.name.hasPrefix("check-host-") }, "the scratch file is deleted")
         }
     }

@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct TransportFaultCLITests {
     static func checkHost(_ wopiSrc: String, _ extra: [String] = []) async throws -> WopiProcess.Result {
         try await ScenarioCLITests.run(["check-host", "--wopi-src", wopiSrc, "--access-token", "transport-fault-token",
-                                        "--testcases", try FaultCorpusTests.validatorTestCases()] + extra, timeout: 120)
+                                        "--testcases", try await FaultCorpusTests.validatorTestCases()] + extra, timeout: 120)
     }
 
     static func onboarding(_ wopiSrc: String, _ extra: [String] = []) async throws -> WopiProcess.Result {

@@ -14,7 +14,7 @@ import WOPIValidator
     @Test("validate: CheckFileInfo without OwnerId fails the prerequisite once, names what it kept from running, exits 1",
           .timeLimit(.minutes(5)))
     func missingOwnerIdIsAFailure() async throws {
-        let testcases = try ConformanceTests.testCasesURL().path
+        let testcases = try await ConformanceTests.testCasesURL().path
         try await FaultyWOPIHost.withRunning(faults: [.missingOwnerId, .renameNotImplemented], options: .validatorTestFile) { host in
             let run = try await ScenarioCLITests.run(["validate", "--wopi-src", host.wopiSrc("F2"), "--access-token", FaultyWOPIHost.token,
                                                       "--testcases", testcases], timeout: 300)
@@ -33,7 +33,7 @@ import WOPIValidator
 
     @Test("check-host: a validator run that executed nothing is not ready, and its scratch file is deleted", .timeLimit(.minutes(10)))
     func checkHostRefusesAnEmptyValidatorRun() async throws {
-        let testcases = try ConformanceTests.testCasesURL().path
+        let testcases = try await ConformanceTests.testCasesURL().path
         try await FaultyWOPIHost.withRunning(faults: [.missingOwnerId, .renameNotImplemented], options: .validatorTestFile) { host in
             let run = try await ScenarioCLITests.run(["check-host", "--wopi-src", host.wopiSrc("F1"), "--access-token", FaultyWOPIHost.token,
                                                       "--testcases", testcases], timeout: 600)
@@ -53,7 +53,7 @@ import WOPIValidator
     @Test("check-host: without PutRelativeFile the failure shows status and body; --scratch-file runs the cases on the given file",
           .timeLimit(.minutes(10)))
     func scratchFileForHostsWithoutPutRelativeFile() async throws {
-        let testcases = try ConformanceTests.testCasesURL().path
+        let testcases = try await ConformanceTests.testCasesURL().path
         try await FaultyWOPIHost.withRunning(faults: [.putRelativeNotImplemented, .renameNotImplemented], options: .validatorTestFile) { host in
             let base = ["check-host", "--wopi-src", host.wopiSrc("F1"), "--access-token", FaultyWOPIHost.token, "--testcases", testcases]
             let refused = try await ScenarioCLITests.run(base, timeout: 600)
@@ -84,7 +84,7 @@ import WOPIValidator
 
     @Test("a distinctive token is in no artifact: stdout, stderr, --json, --junit", .timeLimit(.minutes(10)))
     func tokenInNoArtifact() async throws {
-        let testcases = try ConformanceTests.testCasesURL().path
+        let testcases = try await ConformanceTests.testCasesURL().path
         let token = FaultyWOPIHost.token
         try await FaultyWOPIHost.withRunning(faults: [.renameNotImplemented], options: .validatorTestFile) { host in
             let json = try await ScenarioCLITests.run(["validate", "--wopi-src", host.wopiSrc("F2"), "--access-token", token,
@@ -113,7 +113,7 @@ import WOPIValidator
     @Test("validate gives Microsoft's verdict on a host without X-WOPI-ItemVersion; --strict-item-version opts in; --junit as check-host's",
           .timeLimit(.minutes(5)))
     func itemVersionVerdictAndJUnit() async throws {
-        let testcases = try ConformanceTests.testCasesURL().path
+        let testcases = try await ConformanceTests.testCasesURL().path
         try await FaultyWOPIHost.withRunning(faults: [.missingItemVersion], options: .validatorTestFile) { host in
             let junit = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).xml")
             defer { try? FileManager.default.removeItem(at: junit) }
@@ -139,7 +139,7 @@ import WOPIValidator
 
     @Test("validate | head -1: the run ends quietly, without a crash or a signal", .timeLimit(.minutes(5)))
     func closedStdoutValidate() async throws {
-        let testcases = try ConformanceTests.testCasesURL().path
+        let testcases = try await ConformanceTests.testCasesURL().path
         try await FaultyWOPIHost.withRunning(faults: [.renameNotImplemented], options: .validatorTestFile) { host in
             let run = try await Self.pipeline([
                 "validate", "--wopi-src", host.wopiSrc("F2"), "--access-token", FaultyWOPIHost.token, "--testcases", testcases,
@@ -152,7 +152,7 @@ import WOPIValidator
 
     @Test("check-host | (reader that leaves after the scratch file): quiet end, scratch file deleted", .timeLimit(.minutes(5)))
     func closedStdoutCheckHost() async throws {
-        let testcases = try ConformanceTests.testCasesURL().path
+        let testcases = try await ConformanceTests.testCasesURL().path
         try await FaultyWOPIHost.withRunning(faults: [.renameNotImplemented], options: .validatorTestFile) { host in
             let run = try await Self.pipeline([
                 "check-host", "--wopi-src", host.wopiSrc("F1"), "--access-token", FaultyWOPIHost.token, "--testcases", testcases,
@@ -169,7 +169,7 @@ import WOPIValidator
     @Test("check-host interrupted (SIGINT, SIGTERM) while the validator runs: scratch file deleted, exit 128+n",
           .timeLimit(.minutes(5)), arguments: [SIGINT, SIGTERM])
     func interruptedCheckHost(signal: Int32) async throws {
-        let testcases = try ConformanceTests.testCasesURL().path
+        let testcases = try await ConformanceTests.testCasesURL().path
         try await FaultyWOPIHost.withRunning(faults: [.renameNotImplemented], options: [.validatorTestFile, .holdsDownloadsOfCreatedFiles]) { host in
             let process = ChildProcess()
             process.executableURL = try WopiProcess.executableURL()

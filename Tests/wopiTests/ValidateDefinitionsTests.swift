@@ -23,8 +23,8 @@ import WOPIValidator
     }
 
     /// The pinned files, read from the definitions the suite uses, by repository path.
-    static func repositoryFiles() throws -> [String: Data] {
-        let folder = try ConformanceTests.testCasesURL().deletingLastPathComponent()
+    static func repositoryFiles() async throws -> [String: Data] {
+        let folder = try await ConformanceTests.testCasesURL().deletingLastPathComponent()
         var files: [String: Data] = [:]
         for file in PinnedDefinitions.files {
             files[file.repositoryPath] = try Data(contentsOf: folder.appendingPathComponent(file.installedPath))
@@ -46,7 +46,7 @@ import WOPIValidator
     @Test("fetch --from a local server installs the pinned files into the XDG folder; show and validate find them",
           .timeLimit(.minutes(5)))
     func fetchInstallsAndShowFinds() async throws {
-        let files = try Self.repositoryFiles()
+        let files = try await Self.repositoryFiles()
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let environment = Self.environment(dataHome: folder.appendingPathComponent("data"), home: folder.appendingPathComponent("home"))
@@ -82,7 +82,7 @@ import WOPIValidator
 
     @Test("a file whose SHA-256 differs is refused, and nothing is installed or replaced", .timeLimit(.minutes(5)))
     func corruptedFileIsRefused() async throws {
-        var files = try Self.repositoryFiles()
+        var files = try await Self.repositoryFiles()
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let environment = Self.environment(dataHome: folder.appendingPathComponent("data"), home: folder.appendingPathComponent("home"))
@@ -101,7 +101,7 @@ import WOPIValidator
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).isEmpty, "no staging folder is left in \(parent)")
 
         // Over a good installation, a refused fetch changes nothing.
-        let good = try await Self.withRepository(try Self.repositoryFiles()) { url in
+        let good = try await Self.withRepository(try await Self.repositoryFiles()) { url in
             try await Self.run(["validator", "fetch", "--from", url.absoluteString], environment: environment)
         }
         #expect(good.exitCode == 0, "\(good.stderr)")

@@ -140,7 +140,7 @@ import Testing
                                                                            "--data", fixture.data.path]), "token")
             let run = try await WopiProcess.run([
                 "validate", "--wopi-src", try #require(added["wopiSrc"] as? String), "--access-token", try #require(token["access_token"] as? String),
-                "--access-token-ttl", String(try #require(token["access_token_ttl"] as? Int64)), "--testcases", try ConformanceTests.testCasesURL().path,
+                "--access-token-ttl", String(try #require(token["access_token_ttl"] as? Int64)), "--testcases", try await ConformanceTests.testCasesURL().path,
                 "--category", "OfficeOnline", "--proof-key", current, "--proof-key-old", old,
             ], timeout: 240)
             #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")

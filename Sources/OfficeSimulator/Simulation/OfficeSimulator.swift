@@ -43,15 +43,20 @@ public struct OfficeSimulator: Sendable {
     ///
     /// - Throws: ``SimulationFailure`` at the first step whose answer Office would not accept.
     public func run(onStep: @escaping @Sendable (SimulationStep) -> Void = { _ in }) async throws(SimulationFailure) -> SimulationResult {
-        var session = SimulationSession(simulator: self, onStep: onStep)
+        let restoring = options.putsContentBack ? ContentRestoringTransport(transport, watching: URL(string: options.invokeURI.documentURL)) : nil
+        let fileName = options.invokeURI.fileName.map { "'\($0)'" }
+        var session = SimulationSession(simulator: restoring.map { OfficeSimulator(options: options, transport: $0) } ?? self, onStep: onStep)
         do throws(SimulationFailure) {
-            return try await session.run()
+            var result = try await session.run()
+            if let left = await restoring?.putBack(naming: fileName) { result.leftovers.append(left) }
+            return result
         } catch {
             onStep(SimulationStep(name: error.step, outcome: .failed, detail: error.description))
             // Leave the host as it was found, so the next scenario (or a person) is not met by a stale
-            // lock or a new name; what cannot be put back is said.
+            // lock, a new name or another content; what cannot be put back is said.
             var failure = error
             failure.leftovers = await session.restore()
+            if let left = await restoring?.putBack(naming: fileName) { failure.leftovers.append(left) }
             throw failure
         }
     }

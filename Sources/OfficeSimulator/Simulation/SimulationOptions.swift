@@ -37,6 +37,11 @@ public struct SimulationOptions: Sendable {
     /// A WOPI access token for the invoke URI's WOPISrc. When set, sign-in is skipped, so the file
     /// scenarios run against a host that has no bootstrapper or OAuth server.
     public var accessToken: String?
+    /// Whether the file gets its content back after the session: when the session wrote to the file (or tried
+    /// to), the content it first read is written back under a lock of the simulator's own, so the next session
+    /// starts from the file as this one found it. What cannot be put back is said in the result's or the
+    /// failure's `leftovers`. `false` keeps what Office saved, as the real app does.
+    public var putsContentBack: Bool
 
     /// Creates options.
     public init(
@@ -47,7 +52,8 @@ public struct SimulationOptions: Sendable {
         registration: OfficeClientRegistration = OfficeClientRegistration(),
         replacementContent: Data? = nil,
         scenario: SimulationScenario = .openEditSave,
-        accessToken: String? = nil
+        accessToken: String? = nil,
+        putsContentBack: Bool = false
     ) {
         self.invokeURI = invokeURI
         self.bootstrapperURL = bootstrapperURL
@@ -57,5 +63,6 @@ public struct SimulationOptions: Sendable {
         self.replacementContent = replacementContent
         self.scenario = scenario
         self.accessToken = accessToken
+        self.putsContentBack = putsContentBack
     }
 }

@@ -20,6 +20,10 @@ public struct SimulationResult: Sendable, Hashable {
     /// The browser editor played, for a ``WebClientSimulator`` session (whose ``SimulationResult/scenario`` is then
     /// ``SimulationScenario/openEditSave``, the story it plays); `nil` for Office for iOS.
     public let client: WebClientProfile?
+    /// What the session changed on the host and could not put back, one sentence each (with
+    /// ``SimulationOptions/putsContentBack``, content it could not write back); empty when the host is as
+    /// the session found it.
+    public var leftovers: [String] = []
 
     /// Creates a result.
     public init(scenario: SimulationScenario = .openEditSave, steps: [SimulationStep], notApplicable: String? = nil,

@@ -17,15 +17,19 @@ public struct WebClientSimulationOptions: Sendable {
     public var hostPageCookie: String?
     /// The content the final save writes; `nil` makes a deterministic change (``ContentEdit``).
     public var replacementContent: Data?
+    /// Whether the file gets its content back after the session, as ``SimulationOptions/putsContentBack``
+    /// says; `false` keeps what the editor saved.
+    public var putsContentBack: Bool
 
     /// Creates options.
     public init(client: WebClientProfile, wopiSrc: URL? = nil, accessToken: String? = nil, hostPage: URL? = nil,
-                hostPageCookie: String? = nil, replacementContent: Data? = nil) {
+                hostPageCookie: String? = nil, replacementContent: Data? = nil, putsContentBack: Bool = false) {
         self.client = client
         self.wopiSrc = wopiSrc
         self.accessToken = accessToken
         self.hostPage = hostPage
         self.hostPageCookie = hostPageCookie
         self.replacementContent = replacementContent
+        self.putsContentBack = putsContentBack
     }
 }

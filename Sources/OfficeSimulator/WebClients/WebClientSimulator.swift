@@ -37,13 +37,18 @@ public struct WebClientSimulator: Sendable {
     ///
     /// - Throws: ``SimulationFailure`` at the first step whose answer the editor would not accept.
     public func run(onStep: @escaping @Sendable (SimulationStep) -> Void = { _ in }) async throws(SimulationFailure) -> SimulationResult {
-        var session = WebClientSession(simulator: self, onStep: onStep)
+        // Without a WOPISrc (a host page names it), the file watched is the one whose content the editor reads first.
+        let restoring = options.putsContentBack ? ContentRestoringTransport(transport, watching: options.wopiSrc) : nil
+        var session = WebClientSession(simulator: restoring.map { WebClientSimulator(options: options, transport: $0) } ?? self, onStep: onStep)
         do throws(SimulationFailure) {
-            return try await session.run()
+            var result = try await session.run()
+            if let left = await restoring?.putBack() { result.leftovers.append(left) }
+            return result
         } catch {
             onStep(SimulationStep(name: error.step, outcome: .failed, detail: error.description))
             var failure = error
             failure.leftovers = await session.releaseHeldLock()
+            if let left = await restoring?.putBack() { failure.leftovers.append(left) }
             throw failure
         }
     }

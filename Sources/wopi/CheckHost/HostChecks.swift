@@ -305,8 +305,8 @@ struct HostChecks: Sendable {
 
     // MARK: Scenarios
 
-    /// Every scenario leaves the file as it found it; `rename` still goes last, so on a host that loses a
-    /// renamed file only `rename` fails.
+    /// Every scenario leaves the file as it found it (its name, locks and content put back); `rename` still goes
+    /// last, so on a host that loses a renamed file only `rename` fails.
     private func scenarios(_ fileInfo: Data, _ report: @escaping @Sendable (ReadinessCheck) -> Void,
                            _ leftover: @escaping @Sendable (String) -> Void) async throws {
         let last: [SimulationScenario] = [.rename]
@@ -320,7 +320,7 @@ struct HostChecks: Sendable {
 
     /// `wopi simulate --client` on the file: one scenario check named after the client.
     private func browserEditor(_ client: WebClientProfile, _ leftover: @Sendable (String) -> Void) async throws -> ReadinessCheck {
-        let options = WebClientSimulationOptions(client: client, wopiSrc: URL(string: wopiSrc), accessToken: accessToken)
+        let options = WebClientSimulationOptions(client: client, wopiSrc: URL(string: wopiSrc), accessToken: accessToken, putsContentBack: true)
         let outcome: Result<SimulationResult, SimulationFailure> = try await requests.withTransport { transport in
             do throws(SimulationFailure) {
                 return .success(try await WebClientSimulator(options: options, transport: transport).run())
@@ -330,6 +330,7 @@ struct HostChecks: Sendable {
         }
         switch outcome {
         case .success(let result):
+            for each in result.leftovers { leftover("scenario \(client.rawValue): \(each)") }
             return ReadinessCheck(suite: "scenario", name: client.rawValue, outcome: .passed, detail: "\(result.steps.count) steps as \(client.displayName) expects")
         case .failure(let failure):
             for each in failure.leftovers { leftover("scenario \(client.rawValue): \(each)") }
@@ -359,10 +360,11 @@ struct HostChecks: Sendable {
             return
         }
         for scenario in scenarios where !Task.isCancelled {
-            var options = SimulationOptions(invokeURI: invoke, bootstrapperURL: nil, scenario: scenario, accessToken: accessToken)
+            var options = SimulationOptions(invokeURI: invoke, bootstrapperURL: nil, scenario: scenario, accessToken: accessToken, putsContentBack: true)
             if let signIn, signIn.canSignIn {
                 options = SimulationOptions(invokeURI: invoke, bootstrapperURL: signIn.bootstrapperURL, webCredentials: signIn.webCredentials,
-                                            installedApp: signIn.installedApp, registration: signIn.registration, scenario: scenario)
+                                            installedApp: signIn.installedApp, registration: signIn.registration, scenario: scenario,
+                                            putsContentBack: true)
             }
             let outcome: Result<SimulationResult, SimulationFailure> = try await requests.withTransport { transport in
                 do throws(SimulationFailure) {
@@ -373,6 +375,7 @@ struct HostChecks: Sendable {
             }
             switch outcome {
             case .success(let result):
+                for each in result.leftovers { leftover("scenario \(scenario.rawValue): \(each)") }
                 if let reason = result.notApplicable {
                     report(ReadinessCheck(suite: suite, name: scenario.rawValue, outcome: .skipped, detail: reason))
                 } else {

@@ -1,40 +1,39 @@
 import Foundation
+import DefinitionsTestSupport
 import WOPIValidator
 
-/// Microsoft's validator definitions, found as `wopi validator` finds them ($WOPI_VALIDATOR_DIR, then the XDG
-/// data folder `wopi validator fetch` installs into). They are not part of the repository: without them, each
-/// test that needs them fails with one line that says how to get them, and every other test still runs.
+/// Microsoft's validator definitions, as ``TestDefinitions`` provides them: found as `wopi validator` finds them
+/// ($WOPI_VALIDATOR_DIR, then the XDG data folder `wopi validator fetch` installs into), else fetched once into
+/// that folder. Where they can be neither found nor fetched, each test that needs them fails with one line that
+/// says how to get them, and every other test still runs.
 enum Fixtures {
-    /// The definitions folder, or why there is none.
-    static let location: Result<DefinitionsLocation, DefinitionsLocation.NotFound> = Result { () throws(DefinitionsLocation.NotFound) in
-        try DefinitionsLocation.find(environment: ProcessInfo.processInfo.environment)
-    }
-
     /// The definitions parsed once per process, or the one-line reason they are unavailable.
-    private static let loaded: Result<ValidatorDefinitions, DefinitionsUnavailable> = Result { () throws(DefinitionsUnavailable) in
+    private static let loaded = Task { () -> Result<ValidatorDefinitions, DefinitionsUnavailable> in
         let location: DefinitionsLocation
-        do { location = try Fixtures.location.get() } catch { throw DefinitionsUnavailable(description: "\(error)") }
+        do { location = try await TestDefinitions.location() } catch { return .failure(DefinitionsUnavailable(description: "\(error)")) }
         do {
-            return try ValidatorDefinitions.load(testCasesAt: location.testCasesURL)
+            return .success(try ValidatorDefinitions.load(testCasesAt: location.testCasesURL))
         } catch {
-            throw DefinitionsUnavailable(description: "\(location.testCasesURL.path): \(error)")
+            return .failure(DefinitionsUnavailable(description: "\(location.testCasesURL.path): \(error)"))
         }
     }
 
     /// TestCases.xml; throws the one-line reason when there is none.
-    static func testCasesURL() throws -> URL {
-        do { return try location.get().testCasesURL } catch { throw DefinitionsUnavailable(description: "\(error)") }
+    static func testCasesURL() async throws -> URL {
+        do { return try await TestDefinitions.testCasesURL() } catch { throw DefinitionsUnavailable(description: "\(error)") }
     }
 
     /// The real definitions; throws the one-line reason when they are unavailable.
-    static func definitions() throws -> ValidatorDefinitions {
-        try loaded.get()
+    static func definitions() async throws -> ValidatorDefinitions {
+        try await loaded.value.get()
     }
 
-    /// The schemas when the definitions are there, else none (for tests that do not need them).
-    static var schemasIfPresent: [String: JSONSchema] {
-        (try? loaded.get().schemas) ?? [:]
-    }
+    /// The schemas of definitions already where `wopi validator` looks (none are fetched for this), else none:
+    /// for tests that do not need them.
+    static let schemasIfPresent: [String: JSONSchema] = {
+        guard let location = try? DefinitionsLocation.find(environment: ProcessInfo.processInfo.environment) else { return [:] }
+        return (try? ValidatorDefinitions.load(testCasesAt: location.testCasesURL).schemas) ?? [:]
+    }()
 
     /// Why the definitions cannot be used: one line naming `wopi validator fetch`.
     struct DefinitionsUnavailable: Error, CustomStringConvertible {
