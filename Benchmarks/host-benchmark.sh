@@ -20,6 +20,8 @@
 #
 #   Benchmarks/host-benchmark.sh                # release-builds `wopi` and the floor first (~10-20 min on 2 cores)
 #   Benchmarks/host-benchmark.sh --json         # the same, then one JSON object with every figure on stdout
+#   Benchmarks/host-benchmark.sh --compare REV  # REV against the working tree: each path's median ratio new/old
+#                                               # over ROUNDS (default 3) alternating runs (Benchmarks/compare-benchmark.sh)
 #   WOPI_BIN=.build-release/release/wopi FLOOR_BIN=Benchmarks/Floor/.build/release/floor Benchmarks/host-benchmark.sh
 #
 # Environment: DURATION (wrk, default 10s), SIZE_MIB (default 256), PORT (default 18480, uses the next 5
@@ -33,14 +35,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-JSON_OUTPUT=""
-for argument in "$@"; do
-  case "$argument" in
+JSON_OUTPUT=""; COMPARE=""
+while [ $# -gt 0 ]; do
+  case "$1" in
     --json) JSON_OUTPUT=1 ;;
+    --compare) [ $# -ge 2 ] || { echo "--compare needs a revision (a commit, branch or tag)" >&2; exit 2; }; COMPARE=$2; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "unknown option $argument (use --json or --help)" >&2; exit 2 ;;
+    *) echo "unknown option $1 (use --json, --compare REV or --help)" >&2; exit 2 ;;
   esac
+  shift
 done
+if [ -n "$COMPARE" ]; then exec bash Benchmarks/compare-benchmark.sh "$COMPARE" ${JSON_OUTPUT:+--json}; fi
 # With --json the report goes to stderr and stdout carries only the JSON object.
 if [ -n "$JSON_OUTPUT" ]; then exec 3>&1 1>&2; fi
 

@@ -44,6 +44,19 @@ import TestSupport
         #expect(try await offPool { again.stop() } == 0)
     }
 
+    @Test("a port another process listens on: exit 1 with one line naming the address and the reason, not a clean stop",
+          .timeLimit(.minutes(5)))
+    func takenPortIsAFailure() async throws {
+        let data = Self.temporaryFolder("taken-port")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let taken = try LocalPort.listener(backlog: 1)
+        defer { close(taken.descriptor) }
+        let result = try await WopiProcess.run(["serve", "--port", String(taken.port), "--data", data.path], timeout: 120)
+        #expect(result.exitCode == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot listen on 127.0.0.1, port \(taken.port): Address already in use"), "\(result.stderr)")
+        #expect(!result.stderr.contains("stopped after the drain timeout"), "\(result.stderr)")
+    }
+
     @Test("under umask 000 the data folder, the database with its WAL files, the bodies and their folders are created 0600 and 0700",
           .timeLimit(.minutes(5)))
     func filesArePrivateWhateverTheUmask() async throws {

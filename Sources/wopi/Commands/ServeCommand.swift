@@ -149,7 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Metrics port and draining on SIGTERM.
         do {
             let trash = TrashRetention(store: folder.store, blobs: folder.blobs, days: operations.trashDays, monitor: monitor, logger: logger)
-            try await operations.run(app, host: host, monitor: monitor, trash: trash, logger: logger)
+            try await operations.run(app, host: host, port: port, monitor: monitor, trash: trash, logger: logger)
         } catch {
             try? await eventLoops.shutdownGracefully()
             throw error

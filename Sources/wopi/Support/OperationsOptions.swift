@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 import UnixSignals
 import WOPICore
@@ -72,7 +73,7 @@ struct OperationsOptions: ParsableArguments {
 
     /// Runs the host (and the metrics endpoint) until SIGTERM or SIGINT, then drains for up to
     /// `--drain-timeout` seconds: Hummingbird stops accepting and finishes the requests in flight.
-    func run(_ app: some ApplicationProtocol & Service, host: String, monitor: HostMonitor, trash: TrashRetention? = nil, logger: Logger) async throws {
+    func run(_ app: some ApplicationProtocol & Service, host: String, port: Int, monitor: HostMonitor, trash: TrashRetention? = nil, logger: Logger) async throws {
         // Services stop in reverse order: the trail, first, writes the events of the last requests drained.
         var services: [any Service] = []
         if let trail = monitor.trail { services.append(AuditTrailService(trail: trail)) }
@@ -88,6 +89,11 @@ struct OperationsOptions: ParsableArguments {
         configuration.maximumGracefulShutdownDuration = .seconds(drainTimeout)
         do {
             try await ServiceGroup(configuration: configuration).run()
+        } catch let error as IOError {
+            // A server could not listen (the port taken, the address not this machine's): the host never ran.
+            let ports = [port] + (metricsPort.map { [$0] } ?? [])
+            throw CLIError.Failure("cannot listen on \(host), port \(ports.map(String.init).joined(separator: " or ")): "
+                                   + String(cString: strerror(error.errnoCode)))
         } catch {
             // The drain timed out: what was still running was cancelled, and stopping is still what was asked for.
             logger.warning("stopped after the drain timeout", metadata: ["error": "\(error)"])
