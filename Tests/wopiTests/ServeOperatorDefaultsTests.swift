@@ -106,6 +106,11 @@ import TestSupport
                 "\(run.stdout)")
         #expect(!run.stdout.contains("0.0.0.0:"), "a link with the bind address: \(run.stdout)")
         #expect(run.stdout.contains("Created the demo user"), "\(run.stdout)")
+        // Nor is the bind address recorded for the other commands' links.
+        let sample = try #require(run.stdout.firstMatch(of: /\.docx +id ([0-9a-f]{32})/)?.1, "\(run.stdout)")
+        let token = try await WopiProcess.run(["token", "--user", "demo", "--file", String(sample), "--data", wildcard.path])
+        #expect(token.exitCode == 0, "\(token.stderr)")
+        #expect(token.stdout.contains("\"wopi_src\":\"http://127.0.0.1:8080/wopi/files/\(sample)\""), "\(token.stdout)")
     }
 
     @Test("SIGTERM stops a PostgreSQL host within 2 s while its pool is still connecting to a database that does not answer",

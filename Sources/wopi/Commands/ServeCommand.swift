@@ -97,7 +97,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     private func serve(on folder: HostStorage, provider: OpenIDConnectClient?, logger: Logger) async throws {
         let base = try await PublicURLSetting.resolve(publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(port)", in: folder)
-        try await folder.store.setHostSetting(base.absoluteString, named: PublicURLSetting.name)
+        // Links only with an address clients can reach: a wildcard bind address is none, so it is neither printed
+        // nor recorded for the other commands' links.
+        let isReachable = publicURL != nil || !Self.wildcardHosts.contains(host)
+        if isReachable { try await folder.store.setHostSetting(base.absoluteString, named: PublicURLSetting.name) }
         var configuration = WOPIHostConfiguration(publicURL: base, maximumFileSize: ByteSize.parse(maxFileSize) ?? 0,
                                                   accessTokenLifetime: TimeInterval(tokenLifetime))
         let signInSetup = try await signIn.resolve(in: folder)
@@ -127,8 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let demo { secrets.demoUser = (demo.user.name, demo.password) }
         if let secret = signInSetup.generatedSecret { secrets.officeClient = (signInSetup.registration.clientID, secret) }
         let secretsFile = secrets.isEmpty ? nil : try secrets.write(into: URL(fileURLWithPath: dataOptions.data, isDirectory: true).standardizedFileURL)
-        // Links only with an address clients can reach: a wildcard bind address is none.
-        let links = publicURL == nil && Self.wildcardHosts.contains(host) ? nil : base
+        let links = isReachable ? base : nil
         if let demo { printWelcome(demo, backend: backend, secretsFile: secretsFile, links: links) }
         let demoUser = try await folder.store.user(named: DemoProvisioning.userName)
         Console.unmasked(Self.webFrontLine(base: links, host: host, demoUser: demoUser?.name, passwordFile: demo == nil ? nil : secretsFile))
