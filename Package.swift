@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "WOPIStorePostgres", targets: ["WOPIStorePostgres"]),
         .library(name: "WOPIBlobStoreS3", targets: ["WOPIBlobStoreS3"]),
         .library(name: "WOPIStoreTesting", targets: ["WOPIStoreTesting"]),
+        .library(name: "WOPIHistory", targets: ["WOPIHistory"]),
         .library(name: "WOPIHTTPClient", targets: ["WOPIHTTPClient"]),
         .library(name: "WOPIValidator", targets: ["WOPIValidator"]),
         .library(name: "OfficeSimulator", targets: ["OfficeSimulator"]),
@@ -179,6 +180,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The checker of histories of concurrent requests recorded under faults: no dependencies.
+        .target(name: "WOPIHistory", swiftSettings: strictSettings),
         // The HTTP client the simulator and the validator judge hosts through: no redirects, no decompression.
         .target(
             name: "WOPIHTTPClient",
@@ -296,6 +299,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "WOPIHistoryTests", dependencies: ["WOPIHistory"], swiftSettings: strictSettings),
         .testTarget(name: "WOPIHTTPClientTests", dependencies: ["WOPIHTTPClient", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
                                                          .product(name: "NIOCore", package: "swift-nio")],
                     swiftSettings: strictSettings),
