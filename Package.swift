@@ -331,9 +331,12 @@ let package = Package(
                 "WOPIBlobStoreS3",
                 "WOPIValidator",
                 "WOPIHTTPClient",
+                "WOPIHistory",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // The stand-in WOPI host the access-token mode and check-host are shown against.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

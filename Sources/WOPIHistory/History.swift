@@ -71,7 +71,8 @@ public enum HistoryOperation: Sendable, Hashable {
 public enum HistoryOutcome: Sendable, Hashable {
     /// A success (2xx), with what it showed of the file: GetFile's body and version, CheckFileInfo's version.
     case succeeded(HistoryObservation)
-    /// An answer that refused or failed the request: it had no effect.
+    /// An answer that refused or failed the request: it had no effect. Status 0: the request was never
+    /// delivered (the connection was refused).
     case failed(status: Int)
     /// No answer: the connection broke, or the client stopped waiting. The request may or may not have taken effect.
     case indeterminate

@@ -15,6 +15,7 @@ extension HistoryChecker {
             }
             let failure: String? = switch event.outcome {
             case .failed(let status) where status >= 500: "failed with HTTP \(status)"
+            case .failed(0): "was refused a connection"
             case .indeterminate: "got no answer"
             default: nil
             }

@@ -1,0 +1,172 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import WOPIHistory
+
+/// Drives concurrent clients through WOPI hosts with Lock, RefreshLock, PutFile, GetFile, CheckFileInfo,
+/// RenameFile and Unlock on a few files, choosing each step from a seeded generator, and records every
+/// request as a ``HistoryEvent`` for ``HistoryChecker``.
+///
+/// Every PutFile sends a body no other request sends, so a body read names the save it came from.
+struct HistoryRecorder: Sendable {
+    /// A file the clients work on, with an access token that works on every host.
+    struct Target: Sendable {
+        let id: String
+        let token: String
+    }
+
+    let files: [Target]
+    /// The hosts' base URLs as they are now: a restarted host may listen on another port.
+    let hosts: @Sendable () -> [String]
+    var clients = 16
+    var operationsPerClient = 60
+    /// When clients stop, whatever they have left to do.
+    var deadline: Duration?
+    /// How long a client waits for an answer before it gives up (the request becomes indeterminate).
+    var timeout: Duration = .seconds(6)
+    var seed: UInt64 = 1
+
+    /// A client that reports a refused connection at once, as Office does, instead of retrying it until the
+    /// request's deadline (AsyncHTTPClient's default).
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(2)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// The SHA-256 of `bytes`, as the history's body digest.
+    static func digest(_ bytes: some Sequence<UInt8>) -> BodyDigest {
+        BodyDigest(SHA256.hash(data: Array(bytes)).map { String(format: "%02x", $0) }.joined())
+    }
+
+    /// Runs every client to the end and returns what they recorded; `start` is the clock's zero.
+    func record(from start: ContinuousClock.Instant) async -> [HistoryEvent] {
+        await withTaskGroup(of: [HistoryEvent].self) { group in
+            for client in 0..<clients {
+                group.addTask { await self.run(client: client, start: start) }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
+    private func run(client: Int, start: ContinuousClock.Instant) async -> [HistoryEvent] {
+        var random = SplitMix64(seed: seed &* 1_000_003 &+ UInt64(client))
+        var held: [String: String] = [:]  // file id → the lock id this client believes it holds
+        var events: [HistoryEvent] = []
+        for step in 0..<operationsPerClient {
+            if let deadline, start.duration(to: .now) > deadline { break }
+            let file = files[Int(random.next() % UInt64(files.count))]
+            let hostList = hosts()
+            let host = hostList[Int(random.next() % UInt64(hostList.count))]
+            let roll = Int(random.next() % 100)
+            let operation: HistoryOperation
+            if let lock = held[file.id] {
+                switch roll {
+                case ..<30: operation = .putFile(lock: lock, body: BodyDigest(""))
+                case ..<42: operation = .refreshLock(lock)
+                case ..<57: operation = .unlock(lock)
+                case ..<62: operation = .renameFile("History c\(client) s\(step)")
+                case ..<82: operation = .getFile
+                default: operation = .checkFileInfo
+                }
+            } else {
+                switch roll {
+                case ..<35: operation = .lock("c\(client)-s\(step)")
+                case ..<65: operation = .getFile
+                case ..<85: operation = .checkFileInfo
+                default: operation = .putFile(lock: nil, body: BodyDigest(""))
+                }
+            }
+            let body: [UInt8]? = if case .putFile = operation {
+                Array("history seed \(seed) client \(client) step \(step) ".utf8) + Array(repeating: UInt8(ascii: "x"), count: Int(random.next() % 2048))
+            } else { nil }
+            let recorded = if let body, case .putFile(let lock, _) = operation { HistoryOperation.putFile(lock: lock, body: Self.digest(body)) } else { operation }
+            let invoked = start.duration(to: .now)
+            let outcome = await send(recorded, body: body, file: file, host: host, heldLock: held[file.id])
+            events.append(HistoryEvent(client: client, file: file.id, operation: recorded, invoked: invoked,
+                                       completed: start.duration(to: .now), outcome: outcome))
+            // What the client believes it holds next.
+            switch (recorded, outcome) {
+            case (.lock(let lock), .succeeded), (.lock(let lock), .indeterminate): held[file.id] = lock
+            case (.unlock, _): held[file.id] = nil
+            case (_, .failed(409)) where held[file.id] != nil: held[file.id] = nil
+            default: break
+            }
+        }
+        return events
+    }
+
+    /// Sends one request; RenameFile goes under `heldLock`.
+    private func send(_ operation: HistoryOperation, body: [UInt8]?, file: Target, host: String, heldLock: String?) async -> HistoryOutcome {
+        let path = "\(host)/wopi/files/\(file.id)"
+        var request: HTTPClientRequest
+        switch operation {
+        case .getFile: request = HTTPClientRequest(url: "\(path)/contents?access_token=\(file.token)")
+        case .checkFileInfo: request = HTTPClientRequest(url: "\(path)?access_token=\(file.token)")
+        case .putFile(let lock, _):
+            request = HTTPClientRequest(url: "\(path)/contents?access_token=\(file.token)")
+            request.method = .POST
+            request.headers.add(name: "X-WOPI-Override", value: "PUT")
+            if let lock { request.headers.add(name: "X-WOPI-Lock", value: lock) }
+            request.body = .bytes(ByteBuffer(bytes: body ?? []))
+        default:
+            request = HTTPClientRequest(url: "\(path)?access_token=\(file.token)")
+            request.method = .POST
+            request.headers.add(name: "Content-Length", value: "0")
+            switch operation {
+            case .lock(let lock): request.headers.add(name: "X-WOPI-Override", value: "LOCK"); request.headers.add(name: "X-WOPI-Lock", value: lock)
+            case .refreshLock(let lock):
+                request.headers.add(name: "X-WOPI-Override", value: "REFRESH_LOCK"); request.headers.add(name: "X-WOPI-Lock", value: lock)
+            case .unlock(let lock): request.headers.add(name: "X-WOPI-Override", value: "UNLOCK"); request.headers.add(name: "X-WOPI-Lock", value: lock)
+            case .renameFile(let name):
+                request.headers.add(name: "X-WOPI-Override", value: "RENAME_FILE")
+                request.headers.add(name: "X-WOPI-RequestedName", value: name)
+                if let heldLock { request.headers.add(name: "X-WOPI-Lock", value: heldLock) }
+            default: break
+            }
+        }
+        do {
+            let response = try await Self.client.execute(request, timeout: TimeAmount(timeout))
+            let bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
+            guard (200..<300).contains(Int(response.status.code)) else { return .failed(status: Int(response.status.code)) }
+            switch operation {
+            case .getFile:
+                return .succeeded(HistoryObservation(body: Self.digest(bytes.readableBytesView),
+                                                     version: response.headers.first(name: "X-WOPI-ItemVersion")))
+            case .checkFileInfo:
+                let info = try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView)) as? [String: Any]
+                return .succeeded(HistoryObservation(version: info?["Version"] as? String))
+            default:
+                return .succeeded(.nothing)
+            }
+        } catch {
+            return Self.isRefused(error) ? .failed(status: 0) : .indeterminate
+        }
+    }
+
+    /// Whether `error` says the connection was refused: nothing was delivered.
+    static func isRefused(_ error: any Error) -> Bool {
+        if let error = error as? NIOConnectionError {
+            return error.connectionErrors.contains { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
+        }
+        if let error = error as? IOError { return error.errnoCode == ECONNREFUSED }
+        return String(describing: error).contains("Connection refused")
+    }
+}
+
+/// A small seeded generator (SplitMix64), so a run can be repeated step for step.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE5_E4B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
