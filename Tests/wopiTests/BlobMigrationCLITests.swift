@@ -122,6 +122,38 @@ struct BlobMigrationCLITests {
         }
     }
 
+    @Test("a body missing from the current store: exit 1 naming it and how far the copy got; nothing switched")
+    func missingBodyStopsIt() async throws {
+        let work = S3CLITests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let data = work.appendingPathComponent("data")
+        func run(_ arguments: [String]) async throws -> WopiProcess.Result {
+            try await WopiProcess.run(arguments + ["--data", data.path], timeout: 60)
+        }
+        try #require(try await run(["users", "add", "alice", "--password", "migrate-password-1"]).exitCode == 0)
+        for index in 0..<3 {
+            let document = work.appendingPathComponent("Doc\(index).docx")
+            try Self.randomBytes(10_000).write(to: document)
+            try #require(try await run(["files", "add", document.path, "--owner", "alice"]).exitCode == 0)
+        }
+        let folder = data.appendingPathComponent("blobs")
+        let lost = try #require(Self.bodyFiles(in: folder).sorted().last)
+        try FileManager.default.removeItem(at: folder.appendingPathComponent(lost))
+        let target = work.appendingPathComponent("new-bodies")
+
+        let failed = try await run(["blobs", "migrate", "--to", target.path])
+        #expect(failed.exitCode == 1, "\(failed.stderr)")
+        let error = failed.stderrLines.last ?? ""
+        #expect(error.hasPrefix("wopi: error: body \(lost.split(separator: "/").last!): missing from the current store; 2 of 3 bodies")
+                && error.contains("are in \(target.path)") && error.contains("still keeps its bodies in \(folder.path)"), "\(failed.stderr)")
+        #expect(failed.stdout.isEmpty)
+        #expect(Self.bodyFiles(in: target).count == 2)
+        // Not switched: the folder still opens, the target is still refused.
+        #expect(try await run(["users", "list"]).exitCode == 0)
+        #expect(try await run(["users", "list", "--blobs", target.path]).exitCode == 2)
+    }
+
     /// `count` random bytes: every body differs.
     static func randomBytes(_ count: Int) -> Data {
         var generator = SystemRandomNumberGenerator()
