@@ -61,8 +61,8 @@ struct BlobMigrationCLITests {
         let folder = data.appendingPathComponent("blobs")
         #expect(Self.bodyFiles(in: folder).count == bodies)
 
-        // The first run, killed once it reports four bodies done.
-        let stopAfter = 4
+        // The first run, killed once it reports three bodies done.
+        let stopAfter = 3
         let log = work.appendingPathComponent("migrate.log")
         let first = try Self.launch(["blobs", "migrate", "--to", bucket, "--data", data.path], environment: environment, log: log)
         let sawProgress = try await offPool { () -> Bool in
