@@ -18,7 +18,7 @@ import WOPIHost
 /// but moving upload of any size completes). A write that fails is abandoned for good: its upload is
 /// aborted, or its object deleted, before the error is thrown, and an object store that is down, slow or
 /// refusing is reported as `BlobStoreError.unavailable` with the reason, which the host answers with 503.
-public struct S3BlobStore: BlobStore {
+public struct S3BlobStore: KeyedBlobStore {
     /// The bucket, prefix, endpoint and region.
     public let s3Location: S3Location
     /// The size of each part of a multipart upload, and the largest body sent in a single `PUT`.
@@ -73,7 +73,12 @@ public struct S3BlobStore: BlobStore {
     /// still be sending, hears the answer instead of a dropped connection.
     public func write<Body: AsyncSequence & Sendable>(_ body: Body, maximumSize: Int64) async throws -> StoredBlob
         where Body.Element == ByteBuffer {
-        let key = BlobKey.random()
+        try await write(body, as: BlobKey.random(), maximumSize: maximumSize)
+    }
+
+    /// Stores a body as the object of `key`, replacing one of that key; as ``write(_:maximumSize:)`` otherwise.
+    public func write<Body: AsyncSequence & Sendable>(_ body: Body, as key: BlobKey, maximumSize: Int64) async throws -> StoredBlob
+        where Body.Element == ByteBuffer {
         let objectKey = client.objectKey(key.rawValue)
         var hasher = SHA256()
         var size: Int64 = 0

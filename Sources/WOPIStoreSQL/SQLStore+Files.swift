@@ -249,6 +249,18 @@ extension SQLStore {
         Set(try await rows("SELECT blob_key FROM files UNION SELECT blob_key FROM file_versions").map { try .stored($0.text(0), column: "blob_key") })
     }
 
+    /// The bodies of ``referencedBlobs()``, each once, with their recorded size and SHA-256, in key order.
+    public func referencedBodies() async throws -> [StoredBlob] {
+        let found = try await rows("SELECT blob_key, size, sha256 FROM files UNION SELECT blob_key, size, sha256 FROM file_versions ORDER BY 1")
+        var bodies: [StoredBlob] = []
+        var seen: Set<BlobKey> = []
+        for row in found {
+            let body = StoredBlob(key: try .stored(row.text(0), column: "blob_key"), size: try row.integer(1), sha256: try row.text(2))
+            if seen.insert(body.key).inserted { bodies.append(body) }
+        }
+        return bodies
+    }
+
     // MARK: Settings
 
     /// A host-wide secret, created with `make` the first time it is asked for and shared by every

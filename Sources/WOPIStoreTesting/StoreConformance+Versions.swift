@@ -31,6 +31,9 @@ extension StoreConformance {
         #expect(versions.map(\.blobKey) == [d.key, c.key, b.key], "current first, then kept, newest first")
         #expect(versions.first?.modifiedBy == user.id)
         #expect(try await store.referencedBlobs() == [b.key, c.key, d.key])
+        // The current body and the kept ones, each with the size and SHA-256 it was recorded with.
+        let bodies = try await store.referencedBodies()
+        #expect(bodies.count == 3 && Set(bodies) == [b, c, d], "\(bodies)")
         let none = try await store.saveContent(file.id, with: Self.emptyBlob("E"), lock: nil, savedBy: nil, keepVersions: 0, now: Date())
         #expect(Set(none.droppedBlobs) == [d.key, c.key, b.key], "keepVersions 0 drops the replaced body and the whole history")
     }

@@ -16,7 +16,8 @@ struct WOPICommand: AsyncParsableCommand {
             Operations:       locks, config, audit (and files history, files restore)
 
             Storage: --data DIR (SQLite and bodies), or --database postgres://… (WOPI_DATABASE_URL) with \
-            --blobs DIR for several hosts; every host and admin command takes the same options.
+            --blobs DIR for several hosts; every host and admin command takes the same options. The storage \
+            records its --blobs and refuses another (wopi blobs migrate moves the bodies).
 
             Exit codes: 0 success, 1 a failure or findings, 2 invalid input (one line on stderr).
             """,

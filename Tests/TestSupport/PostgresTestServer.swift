@@ -122,6 +122,13 @@ public final class PostgresTestServer: Sendable {
                      asServerUser: false)
     }
 
+    /// The rows `sql` reads through `psql`, unaligned and without headers (`-At`), for tests that look behind the store's back.
+    public func query(_ sql: String, database: String) throws -> String {
+        try Self.run(binaries.appendingPathComponent("psql"),
+                     ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql],
+                     asServerUser: false)
+    }
+
     // MARK: Starting and stopping
 
     private struct State {

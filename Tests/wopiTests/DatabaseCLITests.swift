@@ -15,11 +15,11 @@ struct DatabaseCLITests {
         let blobs = work.appendingPathComponent("bodies")
         let data = work.appendingPathComponent("data")
 
-        let added = try await WopiProcess.run(["users", "add", "hana", "--password", "hana-password-1", "--database", database, "--data", data.path])
+        let added = try await WopiProcess.run(["users", "add", "hana", "--password", "hana-password-1", "--database", database, "--data", data.path, "--blobs", blobs.path])
         #expect(added.exitCode == 0, "users add: \(added.stderr)")
         // The environment variable names the same database.
         let environment = ProcessInfo.processInfo.environment.merging([DataOptionsName.variable: database]) { $1 }
-        let listed = try await WopiProcess.run(["users", "list", "--data", data.path], environment: environment)
+        let listed = try await WopiProcess.run(["users", "list", "--data", data.path, "--blobs", blobs.path], environment: environment)
         #expect(listed.exitCode == 0 && listed.stdout.contains("\"name\":\"hana\""), "users list via WOPI_DATABASE_URL: \(listed.stdout) \(listed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("wopi.sqlite").path), "no SQLite database is made beside PostgreSQL")
 
@@ -31,7 +31,7 @@ struct DatabaseCLITests {
         let stored = FileManager.default.enumerator(atPath: blobs.path)?.compactMap { $0 as? String }.filter { !$0.hasPrefix(".") && $0.contains("/") } ?? []
         #expect(stored.count == 1, "the body went to --blobs: \(stored)")
 
-        let token = try await WopiProcess.run(["token", "--user", "hana", "--file", id, "--data", data.path], environment: environment)
+        let token = try await WopiProcess.run(["token", "--user", "hana", "--file", id, "--data", data.path, "--blobs", blobs.path], environment: environment)
         #expect(token.exitCode == 0 && token.stdout.contains("access_token"), "token: \(token.stderr)")
         // A command that worked says nothing else: the database driver's routine notices stay out of its output.
         for (name, run) in [("users add", added), ("users list", listed), ("files add", file), ("token", token)] {
@@ -42,15 +42,15 @@ struct DatabaseCLITests {
         #expect(elsewhere.exitCode == 2 && elsewhere.stderr.contains("no user named 'hana'"))
 
         // Sharing on the same database: a share, the shared user's token with their role, the listing, removal.
-        #expect(try await WopiProcess.run(["users", "add", "ike", "--password", "ike-password-1", "--database", database, "--data", data.path]).exitCode == 0)
-        let shared = try await WopiProcess.run(["shares", "add", id, "--with", "ike", "--role", "editor", "--database", database, "--data", data.path])
+        #expect(try await WopiProcess.run(["users", "add", "ike", "--password", "ike-password-1", "--database", database, "--data", data.path, "--blobs", blobs.path]).exitCode == 0)
+        let shared = try await WopiProcess.run(["shares", "add", id, "--with", "ike", "--role", "editor", "--database", database, "--data", data.path, "--blobs", blobs.path])
         #expect(shared.exitCode == 0 && shared.stdout.contains("\"role\":\"editor\""), "shares add: \(shared.stderr)")
-        let ikeToken = try await WopiProcess.run(["token", "--user", "ike", "--file", id, "--data", data.path], environment: environment)
+        let ikeToken = try await WopiProcess.run(["token", "--user", "ike", "--file", id, "--data", data.path, "--blobs", blobs.path], environment: environment)
         #expect(ikeToken.exitCode == 0 && ikeToken.stdout.contains("\"role\":\"editor\""), "token: \(ikeToken.stderr)")
-        let shares = try await WopiProcess.run(["shares", "list", "--user", "ike", "--database", database, "--data", data.path])
+        let shares = try await WopiProcess.run(["shares", "list", "--user", "ike", "--database", database, "--data", data.path, "--blobs", blobs.path])
         #expect(shares.stdout.contains("\"owner\":\"hana\"") && shares.stdout.contains("\"user\":\"ike\""), "\(shares.stdout) \(shares.stderr)")
-        #expect(try await WopiProcess.run(["shares", "remove", id, "--with", "ike", "--database", database, "--data", data.path]).exitCode == 0)
-        let refused = try await WopiProcess.run(["token", "--user", "ike", "--file", id, "--database", database, "--data", data.path])
+        #expect(try await WopiProcess.run(["shares", "remove", id, "--with", "ike", "--database", database, "--data", data.path, "--blobs", blobs.path]).exitCode == 0)
+        let refused = try await WopiProcess.run(["token", "--user", "ike", "--file", id, "--database", database, "--data", data.path, "--blobs", blobs.path])
         #expect(refused.exitCode == 2 && refused.stderr.contains("may not open"), "\(refused.stderr)")
     }
 

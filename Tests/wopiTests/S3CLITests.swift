@@ -52,7 +52,7 @@ struct S3CLITests {
         try content.write(to: document)
         let environment = Self.environment(server)
 
-        let user = try await WopiProcess.run(["users", "add", "sam", "--password", "s3-cli-password", "--data", data.path], environment: environment)
+        let user = try await WopiProcess.run(["users", "add", "sam", "--password", "s3-cli-password", "--data", data.path, "--blobs", blobs], environment: environment)
         try #require(user.exitCode == 0, "\(user.stderr)")
         let added = try await WopiProcess.run(["files", "add", document.path, "--owner", "sam", "--data", data.path, "--blobs", blobs], environment: environment)
         try #require(added.exitCode == 0, "files add: \(added.stderr)")
@@ -60,7 +60,7 @@ struct S3CLITests {
         let localBodies = (FileManager.default.enumerator(atPath: data.appendingPathComponent("blobs").path)?.allObjects as? [String] ?? [])
             .filter { !$0.hasPrefix(".") && $0.contains("/") }
         #expect(localBodies.isEmpty, "bodies in the local folder: \(localBodies)")
-        let minted = try await WopiProcess.run(["token", "--user", "sam", "--file", id, "--data", data.path], environment: environment)
+        let minted = try await WopiProcess.run(["token", "--user", "sam", "--file", id, "--data", data.path, "--blobs", blobs], environment: environment)
         let token = try #require((try JSONSerialization.jsonObject(with: Data(minted.stdout.utf8)) as? [String: Any])?["access_token"] as? String)
 
         var serveEnvironment = environment

@@ -179,6 +179,45 @@ struct S3FaultCLITests {
         #expect(response.header("X-WOPI-ServerError") == "the document's body is missing from the document store")
         #expect(response.header("Retry-After") == nil, "retrying will not bring it back")
     }
+
+    @Test("a server that reports every upload as started in 2010: the sweeps abort the uploads whose keys are old, never another host's upload in progress",
+          .timeLimit(.minutes(5)))
+    func wrongInitiatedTimes() async throws {
+        let server = try await offPool { try SeaweedFSTestServer.shared() }
+        let blobs = try await S3CLITests.makeBucket(on: server)
+        let credentials = S3Credentials(accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey)
+        let direct = S3BlobStore(location: try S3Location(parsing: blobs), credentials: credentials, http: S3CLITests.http)
+        let work = S3CLITests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let environment = S3CLITests.environment(server)
+        // Another host's upload in progress, made now, and two a crash left two hours ago.
+        let live = direct.client.objectKey(BlobKey.random().rawValue)
+        let stale = direct.client.objectKey(BlobKey.random(at: Date().addingTimeInterval(-7200)).rawValue)
+        let staleAtStart = direct.client.objectKey(BlobKey.random(at: Date().addingTimeInterval(-7200)).rawValue)
+        for key in [live, stale] { _ = try await direct.client.createMultipartUpload(key) }
+
+        try await InitiatedRewritingProxy.withRunning(target: server.s3Port) { proxy in
+            let throughProxy = blobs.replacingOccurrences(of: server.endpoint, with: "http://127.0.0.1:\(proxy.port)")
+            let storage = ["--data", work.appendingPathComponent("data").path, "--blobs", throughProxy]
+            let seen = try await S3BlobStore(location: try S3Location(parsing: throughProxy), credentials: credentials, http: S3CLITests.http)
+                .client.listMultipartUploads(keyMarker: nil, uploadIDMarker: nil)
+            #expect(seen.uploads.count == 2 && seen.uploads.allSatisfy { $0.initiated.hasPrefix("2010") }, "\(seen.uploads.map(\.initiated))")
+
+            let swept = try await WopiProcess.run(["blobs", "sweep"] + storage, environment: environment, timeout: 60)
+            #expect(swept.exitCode == 0 && swept.stdout.contains("\"removed\":1"), "\(swept.stdout) \(swept.stderr)")
+            #expect(try await direct.contents() == ["upload:\(live)"], "the command's sweep")
+
+            // The host's sweep at start, before it listens.
+            _ = try await direct.client.createMultipartUpload(staleAtStart)
+            let port = try LocalPort.free()
+            let host = try WopiServer.launch(["--host", "127.0.0.1", "--port", "\(port)"] + storage, environment: environment)
+            defer { host.stop() }
+            try await S3CLITests.waitUntilReady(port: port, host: host)
+            // (The host's first start adds the demo files' bodies: objects, not uploads.)
+            #expect(try await direct.contents().filter { $0.hasPrefix("upload:") } == ["upload:\(live)"], "the start-up sweep: \(host.log.suffix(2000))")
+            #expect(proxy.rewritten >= 4, "the proxy rewrote \(proxy.rewritten) times")
+        }
+    }
 }
 
 /// The blob key of object `name` under `prefix`.

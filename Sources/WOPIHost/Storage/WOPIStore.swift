@@ -75,6 +75,9 @@ public protocol WOPIStore: Sendable {
     /// (``emptyTrash(ownedBy:trashedBefore:)``) or its owner removed; their bodies are then orphans that start-up
     /// garbage collection removes. A file in the trash still refers to its bodies.
     func referencedBlobs() async throws -> Set<BlobKey>
+    /// The bodies of ``referencedBlobs()``, each once, with the size and SHA-256 recorded when it was written: what
+    /// moving the bodies to another store copies and checks.
+    func referencedBodies() async throws -> [StoredBlob]
 
     // Version history, lock administration, readiness.
     // A PostgreSQL implementation runs each of these in one transaction, locking the file's row

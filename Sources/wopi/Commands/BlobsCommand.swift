@@ -7,7 +7,7 @@ struct BlobsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "blobs",
         abstract: "Look after the document bodies of a host's storage.",
-        subcommands: [Sweep.self]
+        subcommands: [Sweep.self, Migrate.self]
     )
 
     struct Sweep: AsyncParsableCommand {

@@ -25,7 +25,8 @@ struct DataOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("""
         Where document bodies live (env WOPI_BLOBS): a folder (default: blobs/ in --data), or an S3-compatible bucket \
         as s3://BUCKET[/PREFIX]?endpoint=URL&region=R, with keys from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or \
-        --s3-credentials. Hosts sharing a database share it.
+        --s3-credentials. Hosts sharing a database share it. The storage records the store it is first opened with \
+        (never the keys) and refuses any other: move bodies with wopi blobs migrate --to.
         """, valueName: "dir|s3-url"))
     var blobs: String?
 
@@ -52,7 +53,7 @@ struct DataOptions: ParsableArguments {
     func validate() throws {
         do {
             _ = try databaseURL()
-            _ = try s3Location()
+            _ = try blobStoreAddress()
             _ = try s3CallTimeout()
         } catch let error as CLIError.InvalidInput { throw ValidationError(error.description) }
     }
@@ -60,14 +61,6 @@ struct DataOptions: ParsableArguments {
     /// `--blobs`, else `WOPI_BLOBS`; `nil` for the default folder.
     func blobsSetting(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         blobs ?? environment[Self.blobsVariable].flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    /// The bucket when the blob store is `s3://…`, parsed; `nil` for a folder.
-    func s3Location(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> S3Location? {
-        guard let text = blobsSetting(environment: environment), text.lowercased().hasPrefix("s3://") else { return nil }
-        do { return try S3Location(parsing: text) } catch {
-            throw CLIError.InvalidInput("\(blobs == nil ? Self.blobsVariable : "--blobs"): \(error)")
-        }
     }
 
     /// `--s3-timeout`, else `WOPI_S3_TIMEOUT`, else the store's default.
@@ -90,12 +83,69 @@ struct DataOptions: ParsableArguments {
     /// Whether the storage is PostgreSQL (`--database` or `WOPI_DATABASE_URL`) rather than SQLite in `--data`.
     var usesDatabase: Bool { ((try? databaseURL()) ?? nil) != nil }
 
+    /// The data folder, absolute.
+    var dataFolder: URL { URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL }
+
+    /// The store `--blobs` (or `WOPI_BLOBS`) names, else the default folder, `blobs/` in `--data`.
+    func blobStoreAddress(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> BlobStoreAddress {
+        guard let text = blobsSetting(environment: environment) else { return .folder(dataFolder.appendingPathComponent("blobs", isDirectory: true)) }
+        do { return try BlobStoreAddress(parsing: text) } catch {
+            throw CLIError.InvalidInput("\(blobs == nil ? Self.blobsVariable : "--blobs"): \(error)")
+        }
+    }
+
     /// Opens the storage, reporting a failure as one line: a bad or unreachable database or blob store is invalid input (exit 2).
     /// `connections` bounds a PostgreSQL pool (a host's default when `nil`).
+    ///
+    /// The database records where its bodies live: the first open records the store it is given, and an open with
+    /// another one stops (exit 2) before it reaches that store, so no body is ever written to, or looked for in, the
+    /// wrong place.
     func open(connections: Int? = nil, logger: Logger = Logger(label: "wopi.storage")) async throws -> HostStorage {
         let url = try databaseURL()
-        guard let location = try s3Location() else {
-            return try await open(database: url, blobStore: nil, connections: connections, logger: logger)
+        let address = try blobStoreAddress()
+        _ = try s3CallTimeout()
+        let (store, closeStore) = try await openMetadata(database: url, connections: connections, logger: logger)
+        do {
+            let recordFolder = url == nil ? dataFolder : nil
+            let refusal = { (recorded: BlobStoreAddress) in
+                CLIError.InvalidInput(BlobStoreRecord.mismatch(recorded: recorded, given: address, givenExplicitly: blobsSetting() != nil))
+            }
+            let recorded = try await BlobStoreRecord.read(in: store, dataFolder: recordFolder)
+            if let recorded, !recorded.isSame(as: address) { throw refusal(recorded) }
+            let (blobs, closeBlobs) = try await openBlobStore(at: address)
+            // Recorded only once the store opened: a bucket that could not be reached is not yet the storage's.
+            if recorded == nil {
+                let winner: BlobStoreAddress
+                do { winner = try await BlobStoreRecord.recordIfAbsent(address, in: store, dataFolder: recordFolder) } catch {
+                    await closeBlobs()
+                    throw error
+                }
+                if !winner.isSame(as: address) {
+                    await closeBlobs()
+                    throw refusal(winner)
+                }
+            }
+            return HostStorage(store: store, blobs: blobs, close: {
+                await closeStore()
+                await closeBlobs()
+            })
+        } catch {
+            await closeStore()
+            throw error
+        }
+    }
+
+    /// Opens the body store at `address` (a folder is created if missing; a bucket must answer with the keys of
+    /// `--s3-credentials` or the environment); `close` releases its connections.
+    func openBlobStore(at address: BlobStoreAddress) async throws -> (store: any KeyedBlobStore, close: @Sendable () async -> Void) {
+        let location: S3Location
+        switch address {
+        case .folder(let folder):
+            do { return (try FileSystemBlobStore(folder: folder), {}) } catch {
+                throw CLIError.Failure("cannot use the blob folder '\(folder.path)': \(error)")
+            }
+        case .bucket(let bucket):
+            location = bucket
         }
         let credentials: S3Credentials
         do {
@@ -112,11 +162,7 @@ struct DataOptions: ParsableArguments {
         let http = S3BlobStore.makeHTTPClient()
         do {
             let store = try await S3BlobStore.connect(to: location, credentials: credentials, http: http, callTimeout: try s3CallTimeout())
-            let storage = try await open(database: url, blobStore: store, connections: connections, logger: logger)
-            return HostStorage(store: storage.store, blobs: storage.blobs, close: {
-                await storage.close()
-                try? await http.shutdown()
-            })
+            return (store, { try? await http.shutdown() })
         } catch {
             try? await http.shutdown()
             if let error = error as? S3BlobStoreError { throw CLIError.InvalidInput("blob store: \(error)") }
@@ -124,14 +170,13 @@ struct DataOptions: ParsableArguments {
         }
     }
 
-    private func open(database url: PostgresDatabaseURL?, blobStore: (any BlobStore)?, connections: Int?, logger: Logger) async throws -> HostStorage {
+    /// Opens the metadata store: PostgreSQL at `url`, else SQLite in the data folder.
+    private func openMetadata(database url: PostgresDatabaseURL?, connections: Int?,
+                              logger: Logger) async throws -> (store: any WOPIStore & AuthorizationStore, close: @Sendable () async -> Void) {
         do {
-            let dataURL = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
-            let bodies = try blobStore ?? FileSystemBlobStore(
-                folder: blobsSetting().map { URL(fileURLWithPath: $0, isDirectory: true) } ?? dataURL.appendingPathComponent("blobs"))
-            guard let url else { return try HostStorage.embedded(data: dataURL, blobStore: bodies) }
-            return try await HostStorage.postgres(database: url, blobStore: bodies,
-                                                  maximumConnections: connections ?? PostgresStore.defaultConnections, logger: logger)
+            guard let url else { return (try SQLiteStore(dataFolder: dataFolder), {}) }
+            let store = try await PostgresStore.connect(to: url, maximumConnections: connections ?? PostgresStore.defaultConnections, logger: logger)
+            return (store, { await store.close() })
         } catch let error as PostgresStoreError {
             throw CLIError.InvalidInput("\(error)")
         } catch let error as StoreSchemaError {

@@ -63,6 +63,7 @@ struct FaultyStore: WOPIStore, AuthorizationStore, AuditStore, SignInFailureStor
         return (decision, try await base.updateLock(file.id, request: .lock(newState.lock), now: now).file)
     }
     func referencedBlobs() async throws -> Set<BlobKey> { try await base.referencedBlobs() }
+    func referencedBodies() async throws -> [StoredBlob] { try await base.referencedBodies() }
 
     // Versions, lock administration, readiness
     func saveContent(_ id: ResourceID, with blob: StoredBlob, lock: WOPILock?, savedBy: ResourceID?, saveKinds: SaveKinds?,

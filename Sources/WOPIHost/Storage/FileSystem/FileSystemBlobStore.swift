@@ -18,7 +18,7 @@ import Darwin
 /// caller record the new key. The SHA-256 is computed on the thread pool with each batch's write, while
 /// the next batch arrives from the network. Reads stream in 1 MiB chunks (fewer thread-pool hops and syscalls
 /// than smaller ones), so memory does not grow with file size.
-public struct FileSystemBlobStore: BlobStore {
+public struct FileSystemBlobStore: KeyedBlobStore {
     /// The folder holding the bodies.
     public let folder: URL
     /// Where uploads in flight are written before they are renamed into place.
@@ -37,8 +37,21 @@ public struct FileSystemBlobStore: BlobStore {
 
     public func write<Body: AsyncSequence & Sendable>(_ body: Body, maximumSize: Int64) async throws -> StoredBlob
         where Body.Element == ByteBuffer {
-        let key = BlobKey.random()
-        let staging = FilePath(stagingFolder.appendingPathComponent("\(key.rawValue).part").path)
+        try await write(body, as: BlobKey.random(), maximumSize: maximumSize, replacing: false)
+    }
+
+    /// Stores a body under `key`, replacing a body of that key atomically; as ``write(_:maximumSize:)`` otherwise.
+    public func write<Body: AsyncSequence & Sendable>(_ body: Body, as key: BlobKey, maximumSize: Int64) async throws -> StoredBlob
+        where Body.Element == ByteBuffer {
+        try await write(body, as: key, maximumSize: maximumSize, replacing: true)
+    }
+
+    /// A fresh key's body is moved into place only where nothing is (a clash would be a bug, never overwritten);
+    /// a given key's replaces what is there in one `rename`.
+    private func write<Body: AsyncSequence & Sendable>(_ body: Body, as key: BlobKey, maximumSize: Int64, replacing: Bool) async throws -> StoredBlob
+        where Body.Element == ByteBuffer {
+        // A staging name of its own, never the key's: a copy of the same key cut off earlier may have left its staging file.
+        let staging = FilePath(stagingFolder.appendingPathComponent("\(BlobKey.random().rawValue).part").path)
         let file = try await StagingFile.create(at: staging)
         // Two batches at most: one filling from the network here while the thread pool hashes and
         // writes the other. Memory stays bounded by the batch size, not the file size.
@@ -71,7 +84,11 @@ public struct FileSystemBlobStore: BlobStore {
             let sha256 = try await file.synchronizeAndClose()
             let destination = blobPath(key)
             try await Self.ensureDirectory(destination.removingLastComponent())
-            try await FileSystem.shared.moveItem(at: staging, to: destination)
+            if replacing {
+                try await Self.rename(staging, to: destination)
+            } else {
+                try await FileSystem.shared.moveItem(at: staging, to: destination)
+            }
             try await Self.synchronizeDirectory(destination.removingLastComponent())
             return StoredBlob(key: key, size: size, sha256: sha256.base64EncodedString())
         } catch {
@@ -147,6 +164,16 @@ public struct FileSystemBlobStore: BlobStore {
             try await FileSystem.shared.createDirectory(at: path, withIntermediateDirectories: true, permissions: .ownerReadWriteExecute)
         } catch {
             guard try await FileSystem.shared.info(forFileAt: path)?.type == .directory else { throw error }
+        }
+    }
+
+    /// Moves `source` to `destination`, replacing what is there atomically (`rename(2)`).
+    private static func rename(_ source: FilePath, to destination: FilePath) async throws {
+        try await NIOThreadPool.singleton.runIfActive {
+            guard Foundation.rename(source.string, destination.string) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.string,
+                                                              NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)])
+            }
         }
     }
 
