@@ -32,8 +32,8 @@ final class RawHTTPConnection: @unchecked Sendable {
     private let descriptor: Int32
 
     /// Connects to 127.0.0.1:`port`; reads and writes time out after `timeout` seconds: a hang guard, wide because the
-    /// in-process host may wait tens of seconds for a thread while the whole suite runs on two cores.
-    init(port: Int, timeout: Int = 90) throws {
+    /// in-process host may wait minutes for a thread while the whole suite runs on two cores.
+    init(port: Int, timeout: Int = 240) throws {
         descriptor = try LocalPort.connection(to: port, timeout: timeout)
     }
 

@@ -116,7 +116,7 @@ struct TestHost: Sendable {
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = body }
-        let response = try await client.execute(request, timeout: .seconds(120))
+        let response = try await client.execute(request, timeout: .seconds(240))
         let bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
         return WOPIResponse(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
                             body: Data(bytes.readableBytesView))

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 import WOPIHistory
 
 /// Drives concurrent clients through WOPI hosts with Lock, RefreshLock, PutFile, GetFile, CheckFileInfo,
@@ -23,8 +24,13 @@ struct HistoryRecorder: Sendable {
     let hosts: @Sendable () -> [String]
     var clients = 16
     var operationsPerClient = 60
-    /// When clients stop, whatever they have left to do.
-    var deadline: Duration?
+    /// Whether clients should stop, once each has sent ``minimumOperations``; it hears how many requests succeeded so far.
+    var isFinished: @Sendable (Tally) -> Bool = { _ in false }
+    /// How many requests each client sends at least, however slowly a busy machine answers them.
+    var minimumOperations = 0
+    /// The most a client waits between two requests (a random time up to it): people and apps pause, and a
+    /// client that never does makes a test of two cores a load test.
+    var thinkTime: Duration = .milliseconds(40)
     /// How long a client waits for an answer before it gives up (the request becomes indeterminate).
     var timeout: Duration = .seconds(6)
     var seed: UInt64 = 1
@@ -37,6 +43,16 @@ struct HistoryRecorder: Sendable {
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
+
+    /// How many saves, reads and lock grants succeeded so far, over all clients.
+    struct Tally: Sendable {
+        var saves = 0, reads = 0, grants = 0
+    }
+    /// The counts as the clients go (a class: the recorder is a value its clients share).
+    private final class Counts: Sendable {
+        let tally = Mutex(Tally())
+    }
+    private let counts = Counts()
 
     /// The SHA-256 of `bytes`, as the history's body digest.
     static func digest(_ bytes: some Sequence<UInt8>) -> BodyDigest {
@@ -58,7 +74,8 @@ struct HistoryRecorder: Sendable {
         var held: [String: String] = [:]  // file id → the lock id this client believes it holds
         var events: [HistoryEvent] = []
         for step in 0..<operationsPerClient {
-            if let deadline, start.duration(to: .now) > deadline { break }
+            if step >= minimumOperations, isFinished(counts.tally.withLock { $0 }) { break }
+            try? await Task.sleep(for: thinkTime * Double(random.next() % 1000) / 1000)
             let file = files[Int(random.next() % UInt64(files.count))]
             let hostList = hosts()
             let host = hostList[Int(random.next() % UInt64(hostList.count))]
@@ -67,9 +84,9 @@ struct HistoryRecorder: Sendable {
             if let lock = held[file.id] {
                 switch roll {
                 case ..<30: operation = .putFile(lock: lock, body: BodyDigest(""))
-                case ..<42: operation = .refreshLock(lock)
-                case ..<57: operation = .unlock(lock)
-                case ..<62: operation = .renameFile("History c\(client) s\(step)")
+                case ..<40: operation = .refreshLock(lock)
+                case ..<65: operation = .unlock(lock)
+                case ..<70: operation = .renameFile("History c\(client) s\(step)")
                 case ..<82: operation = .getFile
                 default: operation = .checkFileInfo
                 }
@@ -89,6 +106,16 @@ struct HistoryRecorder: Sendable {
             let outcome = await send(recorded, body: body, file: file, host: host, heldLock: held[file.id])
             events.append(HistoryEvent(client: client, file: file.id, operation: recorded, invoked: invoked,
                                        completed: start.duration(to: .now), outcome: outcome))
+            if case .succeeded = outcome {
+                counts.tally.withLock { tally in
+                    switch recorded {
+                    case .putFile: tally.saves += 1
+                    case .getFile: tally.reads += 1
+                    case .lock: tally.grants += 1
+                    default: break
+                    }
+                }
+            }
             // What the client believes it holds next.
             switch (recorded, outcome) {
             case (.lock(let lock), .succeeded), (.lock(let lock), .indeterminate): held[file.id] = lock
