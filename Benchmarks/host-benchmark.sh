@@ -207,9 +207,9 @@ if [ -z "${SKIP_POSTGRES:-}" ] && [ -n "$PG_BIN" ]; then
   "$WOPI_BIN" serve --database "$DB" --data "$WORK/pgdata" --port "$PG_SERVER_PORT" --log-level warning >"$WORK/pgserve.out" 2>"$WORK/pgserve.err" &
   PG_SERVER_PID=$!
   wait_for "http://127.0.0.1:$PG_SERVER_PORT/health"
-  "$WOPI_BIN" users add bench --password benchmark-pw --database "$DB" >/dev/null
+  "$WOPI_BIN" users add bench --password benchmark-pw --database "$DB" --data "$WORK/pgdata" >/dev/null
   PG_SMALL=$("$WOPI_BIN" files add "$WORK/small.docx" --owner bench --database "$DB" --data "$WORK/pgdata" | json id)
-  PG_TOKEN=$("$WOPI_BIN" token --user bench --file "$PG_SMALL" --database "$DB" | json access_token)
+  PG_TOKEN=$("$WOPI_BIN" token --user bench --file "$PG_SMALL" --database "$DB" --data "$WORK/pgdata" | json access_token)
   # The PostgreSQL floor: what a route that only reads its file's row, as the store reads it, allows on this machine.
   "$FLOOR_BIN" --port "$FLOOR_PORT" --body "$WORK/check-file-info.json" --postgres "$DB" >"$WORK/pgfloor.out" 2>&1 &
   FLOOR_PID=$!
@@ -231,7 +231,7 @@ if [ -z "${SKIP_POSTGRES:-}" ] && [ -n "$PG_BIN" ]; then
   PG_LOCK_PATHS=()
   for index in $(seq 1 8); do
     id=$("$WOPI_BIN" files add "$WORK/small.docx" --owner bench --name "lock-$index.docx" --database "$DB" --data "$WORK/pgdata" | json id)
-    token=$("$WOPI_BIN" token --user bench --file "$id" --database "$DB" | json access_token)
+    token=$("$WOPI_BIN" token --user bench --file "$id" --database "$DB" --data "$WORK/pgdata" | json access_token)
     PG_LOCK_PATHS+=("\"/wopi/files/$id?access_token=$token\"")
   done
   lock_script "$WORK/pg-lock-pairs.lua" "${PG_LOCK_PATHS[@]}"

@@ -94,9 +94,9 @@ rss_kib() { awk "/^$1:/ {print \$2}" "/proc/$SERVER_PID/status"; }
 head -c $((SIZE_MIB * 1024 * 1024)) /dev/urandom > "$WORK/big.bin"
 printf 'start' > "$WORK/small.docx"
 BLOBS="s3://wopi-bench/bodies?endpoint=$ENDPOINT&region=us-east-1"
-"$WOPI_BIN" users add bench --password benchmark-pw --data "$WORK/data" >/dev/null
+"$WOPI_BIN" users add bench --password benchmark-pw --data "$WORK/data" --blobs "$BLOBS" >/dev/null
 ID=$("$WOPI_BIN" files add "$WORK/small.docx" --owner bench --data "$WORK/data" --blobs "$BLOBS" | python3 -c "import json,sys; print(json.load(sys.stdin)['id'])")
-TOKEN=$("$WOPI_BIN" token --user bench --file "$ID" --data "$WORK/data" | python3 -c "import json,sys; print(json.load(sys.stdin)['access_token'])")
+TOKEN=$("$WOPI_BIN" token --user bench --file "$ID" --data "$WORK/data" --blobs "$BLOBS" | python3 -c "import json,sys; print(json.load(sys.stdin)['access_token'])")
 "$WOPI_BIN" serve --port "$PORT" --data "$WORK/data" --blobs "$BLOBS" --max-file-size 2G --log-level warning >"$WORK/serve.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 300); do curl -s -o /dev/null --fail "http://127.0.0.1:$PORT/health/ready" && break; sleep 0.2; done
