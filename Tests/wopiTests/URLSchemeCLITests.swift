@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Drives the built `wopi` binary: `link`, `parse` and `doctor` as the README specifies them.
 @Suite struct URLSchemeCLITests {
@@ -111,7 +112,7 @@ import Testing
     }
 
     @Test func parseSurvivesRandomInput() async throws {
-        var rng = SplitMix(seed: 0x5EED)
+        var rng = SplitMix64(seed: 0x5EED)
         let alphabet = Array("|%:/&=?#ofevntuzcpdsa-_.~ 0123456789ABCDEFxyzä€中\"'\\\t")
         let prefixes = ["ms-word:", "ms-word:ofe|", "ms-word:ofe%7C", "ms-excel:https://", "clouddrive:ofe|u|", "contoso:client_id=",
                         "ms-word-tp:", "x:", "", "ms-word:nft|u|https://h/t|s|"]
@@ -128,18 +129,5 @@ import Testing
                 #expect(result.stderrLines.count == 1, "input \(input.debugDescription): \(result.stderr)")
             }
         }
-    }
-}
-
-/// Deterministic generator for the fuzz test, so a failure reproduces.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

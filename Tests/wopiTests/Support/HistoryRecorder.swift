@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Synchronization
+import TestSupport
 import WOPIHistory
 
 /// Drives concurrent clients through WOPI hosts with Lock, RefreshLock, PutFile, GetFile, CheckFileInfo,
@@ -80,10 +81,17 @@ struct HistoryRecorder: Sendable {
             let hostList = hosts()
             let host = hostList[Int(random.next() % UInt64(hostList.count))]
             let roll = Int(random.next() % 100)
+            var body: [UInt8]?
+            func save(under lock: String?) -> HistoryOperation {
+                let bytes = Array("history seed \(seed) client \(client) step \(step) ".utf8)
+                    + Array(repeating: UInt8(ascii: "x"), count: Int(random.next() % 2048))
+                body = bytes
+                return .putFile(lock: lock, body: Self.digest(bytes))
+            }
             let operation: HistoryOperation
             if let lock = held[file.id] {
                 switch roll {
-                case ..<30: operation = .putFile(lock: lock, body: BodyDigest(""))
+                case ..<30: operation = save(under: lock)
                 case ..<40: operation = .refreshLock(lock)
                 case ..<65: operation = .unlock(lock)
                 case ..<70: operation = .renameFile("History c\(client) s\(step)")
@@ -95,20 +103,16 @@ struct HistoryRecorder: Sendable {
                 case ..<35: operation = .lock("c\(client)-s\(step)")
                 case ..<65: operation = .getFile
                 case ..<85: operation = .checkFileInfo
-                default: operation = .putFile(lock: nil, body: BodyDigest(""))
+                default: operation = save(under: nil)
                 }
             }
-            let body: [UInt8]? = if case .putFile = operation {
-                Array("history seed \(seed) client \(client) step \(step) ".utf8) + Array(repeating: UInt8(ascii: "x"), count: Int(random.next() % 2048))
-            } else { nil }
-            let recorded = if let body, case .putFile(let lock, _) = operation { HistoryOperation.putFile(lock: lock, body: Self.digest(body)) } else { operation }
             let invoked = start.duration(to: .now)
-            let outcome = await send(recorded, body: body, file: file, host: host, heldLock: held[file.id])
-            events.append(HistoryEvent(client: client, file: file.id, operation: recorded, invoked: invoked,
+            let outcome = await send(operation, body: body, file: file, host: host, heldLock: held[file.id])
+            events.append(HistoryEvent(client: client, file: file.id, operation: operation, invoked: invoked,
                                        completed: start.duration(to: .now), outcome: outcome))
             if case .succeeded = outcome {
                 counts.tally.withLock { tally in
-                    switch recorded {
+                    switch operation {
                     case .putFile: tally.saves += 1
                     case .getFile: tally.reads += 1
                     case .lock: tally.grants += 1
@@ -117,7 +121,7 @@ struct HistoryRecorder: Sendable {
                 }
             }
             // What the client believes it holds next.
-            switch (recorded, outcome) {
+            switch (operation, outcome) {
             case (.lock(let lock), .succeeded), (.lock(let lock), .indeterminate): held[file.id] = lock
             case (.unlock, _): held[file.id] = nil
             case (_, .failed(409)) where held[file.id] != nil: held[file.id] = nil
@@ -182,18 +186,5 @@ struct HistoryRecorder: Sendable {
         }
         if let error = error as? IOError { return error.errnoCode == ECONNREFUSED }
         return String(describing: error).contains("Connection refused")
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a run can be repeated step for step.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE5_E4B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }
