@@ -13,6 +13,8 @@ public struct IDTokenClaims: Sendable, Hashable {
     public var audiences: [String]
     /// `azp`.
     public var authorizedParty: String?
+    /// `client_id`, which JWT access tokens carry (RFC 9068 §2.2).
+    public var clientID: String?
     /// `exp`.
     public var expiresAt: Date
     /// `iat`.
@@ -52,6 +54,7 @@ public struct IDTokenClaims: Sendable, Hashable {
         self.subject = subject
         self.audiences = audiences
         self.authorizedParty = object["azp"] as? String
+        self.clientID = object["client_id"] as? String
         self.expiresAt = expiresAt
         self.issuedAt = issuedAt
         self.notBefore = time("nbf")
@@ -70,11 +73,32 @@ public struct IDTokenClaims: Sendable, Hashable {
             // Several audiences: the token must say it was issued to this client (§3.1.3.7 steps 4–5).
             guard authorizedParty == clientID else { throw OpenIDSignInError(.wrongAudience, "azp is missing or names another client") }
         }
-        guard now.timeIntervalSince(expiresAt) < skew else { throw OpenIDSignInError(.expired, "exp has passed") }
-        guard issuedAt.timeIntervalSince(now) <= skew else { throw OpenIDSignInError(.notYetValid, "iat lies in the future") }
-        if let notBefore { guard notBefore.timeIntervalSince(now) <= skew else { throw OpenIDSignInError(.notYetValid, "nbf lies in the future") } }
+        try checkTimes(now: now, skew: skew)
         guard let nonce, ConstantTime.equal(nonce, expectedNonce) else {
             throw OpenIDSignInError(.nonceMismatch, "the nonce is missing or not this sign-in's")
         }
+    }
+
+    /// Checks a token the provider issued to another of its clients, the provider's own app, which presents it to the
+    /// host (RFC 8693 `subject_token`): the issuer, that the app is the party it was issued to (`azp`, or `client_id` of a
+    /// JWT access token, else the only audience), and the times. There is no nonce: the host did not ask for the token.
+    public func checkAppToken(issuer expectedIssuer: String, appClientID: String, now: Date, skew: TimeInterval) throws(OpenIDSignInError) {
+        guard issuer == expectedIssuer else { throw OpenIDSignInError(.wrongIssuer, "iss is not the configured issuer") }
+        if let party = authorizedParty ?? clientID {
+            guard party == appClientID else { throw OpenIDSignInError(.wrongAudience, "the token was issued to another client") }
+        } else {
+            guard audiences == [appClientID] else { throw OpenIDSignInError(.wrongAudience, "the token's audience is not the provider's app") }
+        }
+        if let authorizedParty, let clientID, authorizedParty != clientID {
+            throw OpenIDSignInError(.wrongAudience, "azp and client_id name different clients")
+        }
+        try checkTimes(now: now, skew: skew)
+    }
+
+    /// `exp` not passed, `iat` and `nbf` not in the future, each with `skew` of tolerance.
+    private func checkTimes(now: Date, skew: TimeInterval) throws(OpenIDSignInError) {
+        guard now.timeIntervalSince(expiresAt) < skew else { throw OpenIDSignInError(.expired, "exp has passed") }
+        guard issuedAt.timeIntervalSince(now) <= skew else { throw OpenIDSignInError(.notYetValid, "iat lies in the future") }
+        if let notBefore { guard notBefore.timeIntervalSince(now) <= skew else { throw OpenIDSignInError(.notYetValid, "nbf lies in the future") } }
     }
 }

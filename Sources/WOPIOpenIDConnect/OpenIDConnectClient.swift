@@ -78,10 +78,16 @@ public final class OpenIDConnectClient: OpenIDProvider {
     /// Redeems `code` with the verifier at the token endpoint and verifies the id_token of the answer, all within
     /// ``OpenIDConnectConfiguration/requestTimeout`` (a JWKS read for a rotated key included).
     public func signIn(code: String, request: OpenIDAuthorizationRequest) async throws(OpenIDSignInError) -> OpenIDIdentity {
+        try await withinRequestTimeout { () throws(OpenIDSignInError) in try await self.redeem(code: code, request: request) }
+    }
+
+    /// `work`'s identity, or `provider_unavailable` when it takes longer than ``OpenIDConnectConfiguration/requestTimeout``.
+    private func withinRequestTimeout(_ work: @escaping @Sendable () async throws(OpenIDSignInError) -> OpenIDIdentity)
+        async throws(OpenIDSignInError) -> OpenIDIdentity {
         let limit = configuration.requestTimeout
         let outcome = await withTaskGroup(of: Result<OpenIDIdentity, OpenIDSignInError>?.self) { group in
             group.addTask {
-                do throws(OpenIDSignInError) { return .success(try await self.redeem(code: code, request: request)) } catch { return .failure(error) }
+                do throws(OpenIDSignInError) { return .success(try await work()) } catch { return .failure(error) }
             }
             group.addTask {
                 try? await Task.sleep(for: limit)
@@ -137,6 +143,19 @@ public final class OpenIDConnectClient: OpenIDProvider {
         try claims.check(issuer: configuration.issuer, clientID: configuration.clientID, nonce: nonce, now: configuration.now(),
                          skew: configuration.allowedClockSkew)
         return OpenIDIdentity(issuer: claims.issuer, subject: claims.subject, username: claims.username, displayName: claims.name)
+    }
+
+    /// Verifies a JWT the provider issued to the provider's own app (`appClientID`), within
+    /// ``OpenIDConnectConfiguration/requestTimeout`` (a JWKS read for a rotated key included): signature, issuer,
+    /// the client it was issued to, and times (``IDTokenClaims/checkAppToken(issuer:appClientID:now:skew:)``).
+    public func verifyAppToken(_ token: String, issuedTo appClientID: String) async throws(OpenIDSignInError) -> OpenIDIdentity {
+        try await withinRequestTimeout { () throws(OpenIDSignInError) in
+            let payload = try await self.keySet.verify(token)
+            let claims = try IDTokenClaims(payload: payload, usernameClaim: self.configuration.usernameClaim)
+            try claims.checkAppToken(issuer: self.configuration.issuer, appClientID: appClientID, now: self.configuration.now(),
+                                     skew: self.configuration.allowedClockSkew)
+            return OpenIDIdentity(issuer: claims.issuer, subject: claims.subject, username: claims.username, displayName: claims.name)
+        }
     }
 
     /// How many of the provider's keys the host can verify id_tokens with.

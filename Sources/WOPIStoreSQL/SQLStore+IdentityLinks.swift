@@ -68,12 +68,21 @@ extension SQLStore {
         }
     }
 
+    /// The account's link at `issuer`, if it has one.
+    public func identityLink(userID: ResourceID, issuer: String) async throws -> IdentityLink? {
+        try await first("SELECT \(unescaped: Self.linkColumns) FROM identity_links WHERE user_id = \(userID) AND issuer = \(issuer)")
+            .map(Self.link)
+    }
+
     /// Every link, by issuer and then subject.
     public func identityLinks() async throws -> [IdentityLink] {
-        try await rows("SELECT user_id, issuer, subject, linked_at FROM identity_links ORDER BY issuer, subject").map { row in
-            IdentityLink(userID: try row.id(0, column: "identity_links.user_id"), issuer: try row.text(1), subject: try row.text(2),
-                         linkedAt: try row.date(3))
-        }
+        try await rows("SELECT \(unescaped: Self.linkColumns) FROM identity_links ORDER BY issuer, subject").map(Self.link)
+    }
+
+    private static var linkColumns: String { "user_id, issuer, subject, linked_at" }
+
+    private static func link(_ row: SQLRow) throws -> IdentityLink {
+        IdentityLink(userID: try row.id(0, column: "identity_links.user_id"), issuer: try row.text(1), subject: try row.text(2), linkedAt: try row.date(3))
     }
 
     /// Keeps a sign-in under way, and forgets those expired at `now`.

@@ -24,7 +24,8 @@ public struct IdentityLinkStoreConformance: ConformanceSuite {
         case accountsAreFoundByIssuerAndSubjectOnly
         /// Creating refuses a taken name or an identity already linked, and changes nothing.
         case creatingRefusesTakenNamesAndLinkedIdentities
-        /// An existing account links once per issuer; a pair links to one account; an unknown account is not found.
+        /// An existing account links once per issuer, and its link is found by account and issuer; a pair links to one
+        /// account; an unknown account is not found.
         case explicitLinksAreOnePerIssuerAndIdentity
         /// A sign-in under way is taken once, on any host, and not after it expires.
         case pendingSignInsAreTakenOnceOnAnyHost
@@ -106,6 +107,10 @@ public struct IdentityLinkStoreConformance: ConformanceSuite {
         }
         // Another issuer is another namespace.
         try await store.linkIdentity(issuer: "https://other.example.com", subject: "a-sub", to: bob.id, now: Self.start.addingTimeInterval(1))
+        #expect(try await store.identityLink(userID: alice.id, issuer: Self.issuer)?.subject == "a-sub")
+        #expect(try await store.identityLink(userID: bob.id, issuer: "https://other.example.com")?.subject == "a-sub")
+        #expect(try await store.identityLink(userID: bob.id, issuer: Self.issuer) == nil, "bob has no link at the first issuer")
+        #expect(try await store.identityLink(userID: alice.id, issuer: "https://other.example.com") == nil)
         let links = try await store.identityLinks()
         #expect(links.map(\.issuer) == ["https://id.example.com/realms/staff", "https://other.example.com"], "by issuer")
         #expect(links.map(\.userID) == [alice.id, bob.id], "refused links changed nothing")

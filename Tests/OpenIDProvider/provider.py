@@ -5,10 +5,14 @@ virtual environment's Python, on 127.0.0.1, with every file in a temporary folde
 
   provider.py setup  FOLDER PORT REDIRECT_URI CLIENT_ID CLIENT_SECRET USER PASSWORD
       a database with one person (USER / PASSWORD, "Jane Doe"), one confidential client allowed REDIRECT_URI
-      exactly (RS256 id_tokens, no consent page), and one RSA signing key
+      exactly (RS256 id_tokens, no consent page), two public clients for apps ("provider-app", "other-app"),
+      and one RSA signing key
   provider.py serve  FOLDER PORT        the provider at http://127.0.0.1:PORT/openid (Django's server, no reloader)
   provider.py rotate FOLDER PORT        replaces every signing key with a new one (a key rotation); prints its kid
   provider.py redirect FOLDER PORT URI  makes URI the client's only redirect URI
+  provider.py app-token FOLDER PORT CLIENT_ID USER PASSWORD
+      signs USER in at the running provider as the public client CLIENT_ID (the provider's iOS app, or another app of
+      the same provider) through its token endpoint, and prints the id_token it issued to that client
 """
 
 import os
@@ -70,6 +74,8 @@ def configure(folder, port):
         OIDC_IDTOKEN_INCLUDE_CLAIMS=True,
         OIDC_USERINFO=__name__ + ".userinfo",
         PASSWORD_HASHERS=["django.contrib.auth.hashers.PBKDF2PasswordHasher"],
+        # The apps' own sign-in (app-token): the resource owner password grant, for the tests' apps only.
+        OIDC_GRANT_TYPE_PASSWORD_ENABLE=True,
     )
     django.setup()
 
@@ -123,6 +129,11 @@ def main():
         client.scope = ["openid", "profile", "email"]
         client.save()
         client.response_types.add(ResponseType.objects.get(value="code"))
+        for app in ("provider-app", "other-app"):
+            app_client = Client(name=app, client_type="public", client_id=app, jwt_alg="RS256", require_consent=False)
+            app_client.redirect_uris = [app + ":/callback"]
+            app_client.scope = ["openid", "profile", "email"]
+            app_client.save()
         new_key()
         print("user", person.pk)
     elif command == "rotate":
@@ -136,6 +147,16 @@ def main():
         client = Client.objects.get()
         client.redirect_uris = [sys.argv[4]]
         client.save()
+    elif command == "app-token":
+        import json
+        import urllib.parse
+        import urllib.request
+
+        client_id, user, password = sys.argv[4:7]
+        form = urllib.parse.urlencode({"grant_type": "password", "client_id": client_id, "username": user, "password": password,
+                                       "scope": "openid profile"}).encode("ascii")
+        with urllib.request.urlopen("http://127.0.0.1:%d/openid/token" % port, data=form, timeout=30) as answer:
+            print(json.load(answer)["id_token"])
     elif command == "serve":
         from django.core.management.commands.runserver import Command as RunServer
 

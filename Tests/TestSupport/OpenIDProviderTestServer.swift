@@ -8,9 +8,9 @@ import Darwin
 /// A real OpenID Connect provider for tests: django-oidc-provider (PyPI), run by `Tests/OpenIDProvider/provider.py`
 /// on 127.0.0.1 and a free port, its database and keys in a temporary folder, stopped by its PID.
 ///
-/// It has one person (``user`` / ``password``, "Jane Doe") and one confidential client (``clientID`` / ``clientSecret``,
-/// RS256 id_tokens, no consent page). Python comes from `.build/venv-oidc` (bash .ci/run makes it) or `WOPI_OIDC_PYTHON`;
-/// without it ``start()`` throws an error that says how to install it: the tests fail, they never skip.
+/// It has one person (``user`` / ``password``, "Jane Doe"), one confidential client (``clientID`` / ``clientSecret``,
+/// RS256 id_tokens, no consent page) and two apps' public clients (``appClientID``, ``otherAppClientID``). Python comes
+/// from `.build/venv-oidc` (bash .ci/run makes it) or `WOPI_OIDC_PYTHON`; without it ``start()`` throws an error that says how to install it: the tests fail, they never skip.
 public final class OpenIDProviderTestServer: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -71,6 +71,18 @@ public final class OpenIDProviderTestServer: @unchecked Sendable {
     /// Replaces the provider's signing keys with a new one, as a key rotation does; returns its key id.
     public func rotateKey() async throws -> String {
         try await offPool { try self.script(["rotate", self.folder.path, String(self.port)]) }.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The public client of the provider's own iOS app.
+    public let appClientID = "provider-app"
+    /// Another app of the same provider, whose tokens the host must refuse.
+    public let otherAppClientID = "other-app"
+
+    /// The id_token the running provider issues to `clientID` (``appClientID`` or ``otherAppClientID``) when the person
+    /// signs in there, as an app's own sign-in at its identity provider gets it.
+    public func appToken(for clientID: String) async throws -> String {
+        try await offPool { try self.script(["app-token", self.folder.path, String(self.port), clientID, self.user, self.password]) }
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Stops the provider by its PID and removes its folder.

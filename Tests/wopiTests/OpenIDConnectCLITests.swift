@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HTTPTypes
 import NIOCore
+import OfficeURLScheme
 import Testing
 import TestSupport
 
@@ -87,6 +88,83 @@ struct OpenIDConnectCLITests {
         try await configured.waitUntilListening(port: port)
         let configuredPage = try await RawHTTPConnection.request(port: port, "GET", "/")
         #expect(configuredPage.text.contains("Sign in with File ID") && configuredPage.text.contains("type=\"password\""), "\(configuredPage.text)")
+    }
+
+    @Test("""
+        the provider's app answers Office's app-to-app sign-in with its token from the identity provider: no password, the \
+        account made on first use, browse and token-refresh simulated through it; another app's token and a forged one are \
+        refused and create nothing
+        """, .timeLimit(.minutes(8)))
+    func appToAppThroughTheIdentityProvider() async throws {
+        let provider = try await OpenIDProviderTestServer.start()
+        defer { provider.stop() }
+        let folder = Self.temporaryFolder("app-to-app")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let secretFile = folder.appendingPathComponent("secret")
+        try Data(provider.clientSecret.utf8).write(to: secretFile)
+        let officeSecret = "office-oidc-secret-\(UUID().uuidString)"
+        let data = folder.appendingPathComponent("data")
+        let server = try await WopiServer.start(data: data, extraArguments: [
+            "--oidc-issuer", provider.issuer, "--oidc-client-id", provider.clientID, "--oidc-client-secret-file", secretFile.path, "--oidc-only",
+            "--oidc-app-client-id", provider.appClientID,
+            "--office-client-id", "office-oidc", "--office-client-secret", officeSecret, "--ios-url-scheme", "contoso",
+        ])
+        defer { server.stop() }
+
+        func tokenFile(_ name: String, _ token: String) throws -> String {
+            let file = folder.appendingPathComponent(name)
+            try Data((token + "\n").utf8).write(to: file)
+            return file.path
+        }
+        let appToken = try await provider.appToken(for: provider.appClientID)
+        let otherAppToken = try await provider.appToken(for: provider.otherAppClientID)
+        var forged = appToken
+        forged.removeLast(4)
+        forged += appToken.hasSuffix("AAAA") ? "BBBB" : "AAAA"
+        let request = "contoso:client_id=office-oidc&response_type=code&scope=wopi&rs=enUS&app=word&action=act-7"
+
+        for (name, token) in [("another app's token", otherAppToken), ("a forged token", forged)] {
+            let refused = try await WopiProcess.run(["app-signin", request, "--server", server.baseURL,
+                                                     "--identity-token-file", try tokenFile("refused", token)])
+            #expect(refused.exitCode == 1, "\(name): \(refused.stdout) \(refused.stderr)")
+            #expect(refused.stdout.hasPrefix("ms-word-tp:error=access_denied") && refused.stdout.contains("action=act-7"), "\(name): \(refused.stdout)")
+        }
+        let before = try await WopiProcess.run(["users", "list", "--data", data.path])
+        #expect(before.exitCode == 0 && !before.stdout.contains(provider.user), "the refused tokens created no account: \(before.stdout)")
+
+        let appTokenFile = try tokenFile("app-token", appToken)
+        let answered = try await WopiProcess.run(["app-signin", request, "--server", server.baseURL, "--identity-token-file", appTokenFile])
+        #expect(answered.exitCode == 0, "\(answered.stderr)")
+        let answer = try SignInResponse(string: answered.stdout.trimmingCharacters(in: .newlines))
+        #expect(answer.action == "act-7" && answer.code != nil && answer.sessionContext != nil, "\(answered.stdout)")
+
+        let users = try await WopiProcess.run(["users", "list", "--data", data.path])
+        let person = users.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["subject"] as? String == provider.subject }
+        #expect(person?["name"] as? String == provider.user && person?["issuer"] as? String == provider.issuer, "\(users.stdout)")
+
+        // Office for iOS, simulated, signs in through the app for the person's own document.
+        let document = folder.appendingPathComponent("Notes.docx")
+        try Data("notes of the person the provider knows\n".utf8).write(to: document)
+        let added = try await WopiProcess.run(["files", "add", document.path, "--owner", provider.user, "--data", data.path])
+        let file = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any], "\(added.stderr)")
+        let personID = try #require(person?["id"] as? String)
+        let link = try await WopiProcess.run(["link", "--app", "word", "--mode", "edit", "--wopi-src", try #require(file["wopiSrc"] as? String),
+                                              "--service", "WOPIKit", "--user", personID, "--name", "Notes.docx", "--source", "app"])
+        #expect(link.exitCode == 0, "\(link.stderr)")
+        let wopi = try WopiProcess.executableURL().path.replacingOccurrences(of: "'", with: "'\\''")
+        let appCommand = "'\(wopi)' app-signin --server \(server.baseURL) --identity-token-file '\(appTokenFile)'"
+        for scenario in ["browse", "token-refresh"] {
+            let run = try await WopiProcess.run([
+                "simulate", link.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--bootstrapper", server.baseURL + "/wopibootstrapper",
+                "--app-signin-command", appCommand, "--client-id", "office-oidc", "--client-secret", officeSecret, "--scenario", scenario,
+            ], timeout: 180)
+            #expect(run.exitCode == 0, "\(scenario):\n\(run.stdout)\n\(run.stderr)")
+            #expect(run.stdout.contains("[ok]   App-to-app sign-in:") && !run.stdout.contains("Web sign-in"), "\(scenario): \(run.stdout)")
+        }
+        let log = server.log
+        #expect(!log.contains(appToken) && !log.contains(officeSecret) && !log.contains(provider.clientSecret), "a secret reached the log")
     }
 
     @Test("users link ties an account to (issuer, subject); users list shows it; a pair links once; bad input exits 2")

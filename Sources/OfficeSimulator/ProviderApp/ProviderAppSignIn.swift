@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import OfficeURLScheme
 import WOPICore
 import WOPIHTTPClient
@@ -7,7 +10,8 @@ import WOPIHTTPClient
 /// What the provider's own iOS app does when Office opens it with an app-to-app sign-in request
 /// (docs/native/src/identity/apptoapp.rst): sign in to the host as the app's first-party OAuth
 /// client (authorization code with PKCE S256, RFC 7636), ask `POST /oauth2/app-to-app` for a code
-/// bound to Office's client, and build the `ms-*-tp:` answer.
+/// bound to Office's client, and build the `ms-*-tp:` answer — or, where the host signs people in
+/// through the app's identity provider, exchange the app's token from that provider for the code.
 ///
 /// The sign-in pages are filled in as a person would, with the same ``HTMLForm`` the Office
 /// simulator uses, and the final redirect to the app's `<scheme>:/oauth2/callback` is read, never followed.
@@ -63,6 +67,31 @@ public struct ProviderAppSignIn: Sendable {
             return try request.response(code: code, sessionContext: grant["sc"] as? String)
         } catch {
             throw Failure(code: OAuthAuthorizationError.serverError, description: "cannot build the answer: \(error)")
+        }
+    }
+
+    /// Answers Office's `request` with the token the app's identity provider issued to it (an id_token, or a JWT access
+    /// token): one token exchange at the host's token endpoint (RFC 8693), built by `OfficeURLScheme`'s
+    /// `IdentityTokenExchange` as a provider's iOS app builds it, and no password.
+    public func answer(_ request: SignInRequest, identityToken: String,
+                       tokenType: IdentityTokenExchange.SubjectTokenType = .idToken) async throws(Failure) -> SignInResponse {
+        let exchange: IdentityTokenExchange
+        do { exchange = try IdentityTokenExchange(server: server, clientID: Self.appClientID) } catch {
+            throw Failure(code: OAuthAuthorizationError.invalidRequest, description: error.description)
+        }
+        let built = exchange.request(for: request, subjectToken: identityToken, subjectTokenType: tokenType)
+        let response = try await send(SimulatorRequest(method: "POST", url: built.url ?? endpoint("oauth2/token"),
+                                                       headers: [SimulatorHeader("Content-Type", "application/x-www-form-urlencoded")],
+                                                       body: built.httpBody ?? Data()))
+        do {
+            return try exchange.answer(to: request, exchangeResponse: response.body)
+        } catch {
+            // A token the host refused is, for Office, a refused sign-in.
+            if case .refused(let code, let description) = error {
+                throw Failure(code: code == "invalid_grant" || code == "invalid_client" ? OAuthAuthorizationError.accessDenied : code,
+                              description: description ?? "the token endpoint refused the exchange")
+            }
+            throw Failure(code: OAuthAuthorizationError.serverError, description: "the token endpoint answered \(response.status): \(error)")
         }
     }
 

@@ -23,6 +23,9 @@ public protocol IdentityLinkStore: Sendable {
     /// account already has a link at `issuer`; both change nothing.
     func linkIdentity(issuer: String, subject: String, to userID: ResourceID, now: Date) async throws
 
+    /// The account's link at `issuer`, if it has one.
+    func identityLink(userID: ResourceID, issuer: String) async throws -> IdentityLink?
+
     /// Every link, by issuer and then subject.
     func identityLinks() async throws -> [IdentityLink]
 

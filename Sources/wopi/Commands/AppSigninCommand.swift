@@ -16,6 +16,8 @@ struct AppSigninCommand: AsyncParsableCommand {
 
             Signs in to the host as the provider's own app (OAuth 2.0 client `wopikit-app`, PKCE S256, redirect URI `<scheme>:/oauth2/callback` on the request's scheme), filling in the sign-in form as a browser would. Then asks POST /oauth2/app-to-app for a code for Office's client_id and prints the answer Office expects: ms-word-tp:code=…&sc=…&action=<same action>.
 
+            With --identity-token-file instead of a user name and password, the host signs people in through its identity provider (wopi serve --oidc-app-client-id): the file holds the id_token (or JWT access token) that provider issued to the app, and the app exchanges it at POST /oauth2/token (OAuth 2.0 Token Exchange, RFC 8693) for Office's code. No password is typed.
+
             On any failure it prints the RFC 6749 error form of that answer instead (ms-word-tp:error=access_denied&error_description=…&action=…), says why in one line on stderr, and exits with 1. A request that cannot be parsed is invalid input: exit 2.
             """
     )
@@ -24,9 +26,13 @@ struct AppSigninCommand: AsyncParsableCommand {
     var request: String
     @Option(help: ArgumentHelp("The WOPI host's public URL (where /oauth2/authorize lives).", valueName: "url"))
     var server: String
-    @Option(help: "The user's sign-in name.") var username: String
+    @Option(help: "The user's sign-in name.") var username: String?
     @Option(help: "The user's password. Prefer the WOPI_PASSWORD environment variable: arguments show in process lists.")
     var password: String?
+    @Option(name: .customLong("identity-token-file"),
+            help: ArgumentHelp("A file holding the token the host's identity provider issued to the app, exchanged instead of a password.",
+                               valueName: "path"))
+    var identityTokenFile: String?
     @Option(help: "Seconds to wait for each HTTP request.") var timeout: Int = 30
 
     func validate() throws {
@@ -40,8 +46,13 @@ struct AppSigninCommand: AsyncParsableCommand {
         guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
             throw ValidationError("--server must be an absolute http(s) URL, got '\(server)'")
         }
-        guard password != nil || ProcessInfo.processInfo.environment["WOPI_PASSWORD"] != nil else {
-            throw ValidationError("give the password with --password or the WOPI_PASSWORD environment variable")
+        if identityTokenFile != nil {
+            guard username == nil, password == nil else { throw ValidationError("give either --identity-token-file or --username and a password, not both") }
+        } else {
+            guard username != nil else { throw ValidationError("give --username and a password, or --identity-token-file") }
+            guard password != nil || ProcessInfo.processInfo.environment["WOPI_PASSWORD"] != nil else {
+                throw ValidationError("give the password with --password or the WOPI_PASSWORD environment variable")
+            }
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
     }
@@ -49,6 +60,7 @@ struct AppSigninCommand: AsyncParsableCommand {
     func run() async throws {
         let signIn = try SignInRequest(string: request)
         let password = self.password ?? ProcessInfo.processInfo.environment["WOPI_PASSWORD"] ?? ""
+        let identityToken = try identityTokenFile.map(Self.readToken)
         var base = server
         while base.hasSuffix("/") { base.removeLast() }
         guard let serverURL = URL(string: base) else { throw ValidationError("--server must be an absolute http(s) URL, got '\(server)'") }
@@ -56,8 +68,9 @@ struct AppSigninCommand: AsyncParsableCommand {
             timeout: .seconds(timeout), maximumBodySize: 1 << 20
         ) { transport in
             do throws(ProviderAppSignIn.Failure) {
-                return .success(try await ProviderAppSignIn(transport: transport, server: serverURL)
-                    .answer(signIn, username: username, password: password))
+                let app = ProviderAppSignIn(transport: transport, server: serverURL)
+                if let identityToken { return .success(try await app.answer(signIn, identityToken: identityToken)) }
+                return .success(try await app.answer(signIn, username: username ?? "", password: password))
             } catch {
                 return .failure(error)
             }
@@ -70,5 +83,17 @@ struct AppSigninCommand: AsyncParsableCommand {
             Console.line("wopi: error: \(failure.description)", to: .standardError)
             throw ExitCode(1)
         }
+    }
+
+    /// The token in `path`, without surrounding whitespace; an unreadable or empty file is invalid input (exit 2).
+    static func readToken(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw CLIError.InvalidInput("cannot read the identity token file '\(path)'")
+        }
+        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty, token.utf8.count <= 16 * 1024, !token.contains(where: \.isWhitespace) else {
+            throw CLIError.InvalidInput("the identity token file '\(path)' does not hold one token")
+        }
+        return token
     }
 }

@@ -113,10 +113,11 @@ struct ServeCommand: AsyncParsableCommand {
         try await folder.store.setHostSetting(String(operations.keepVersions), named: OperationsOptions.keepVersionsSetting)
         configuration.webClients = try await loadWebClients(logger: logger)
         if let provider {
-            configuration.openIDSignIn = OpenIDSignIn(provider: provider, passwordFormsHidden: openID.only)
+            configuration.openIDSignIn = openID.signIn(through: provider)
             logger.notice("OpenID Connect sign-in", metadata: ["issuer": "\(provider.issuer)", "client_id": "\(provider.configuration.clientID)",
                                                                "redirect_uri": "\(base.absoluteString)\(OpenIDSignIn.callbackPath)",
-                                                               "passwords": "\(openID.only ? "off" : "on")"])
+                                                               "passwords": "\(openID.only ? "off" : "on")",
+                                                               "app_client_id": "\(openID.appClientID ?? "none")"])
         }
         let backend = try await folder.backend(configuration: configuration)
         // Orphaned bodies and unfinished uploads: swept before the host listens, and every hour while it runs.

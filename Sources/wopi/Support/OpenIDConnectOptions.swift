@@ -28,15 +28,38 @@ struct OpenIDConnectOptions: ParsableArguments {
             help: ArgumentHelp("The id_token claim a new account is named after; sub when a token lacks it.", valueName: "claim"))
     var usernameClaim: String = "preferred_username"
 
+    @Option(name: .customLong("oidc-app-client-id"), help: ArgumentHelp("""
+        The client id the provider registered for your own iOS app. The app then answers Office's app-to-app sign-in by \
+        exchanging a token the provider issued to it (RFC 8693 at /oauth2/token), with no password; tokens the provider \
+        issued to any other client are refused.
+        """, valueName: "id"))
+    var appClientID: String?
+    @Option(name: .customLong("oidc-session-lifetime"), help: ArgumentHelp("""
+        Seconds a person signed in through the provider keeps Office's access before signing in there again; refreshing \
+        never extends it, so a person the provider no longer lets in loses access within it.
+        """, valueName: "seconds"))
+    var sessionLifetime: Int = 12 * 3600
+
     /// Whether the provider is configured at all.
     var isEnabled: Bool { issuer != nil }
 
     func validate() throws {
         guard let issuer else {
-            if clientID != nil || clientSecretFile != nil || only { throw ValidationError("--oidc-client-id, --oidc-client-secret-file and --oidc-only need --oidc-issuer") }
+            if clientID != nil || clientSecretFile != nil || only || appClientID != nil {
+                throw ValidationError("--oidc-client-id, --oidc-client-secret-file, --oidc-only and --oidc-app-client-id need --oidc-issuer")
+            }
             return
         }
         guard let clientID else { throw ValidationError("--oidc-issuer needs --oidc-client-id") }
+        if let appClientID {
+            guard !appClientID.isEmpty, appClientID.utf8.count <= 255 else { throw ValidationError("--oidc-app-client-id must have 1 to 255 characters") }
+            guard appClientID != clientID else {
+                throw ValidationError("--oidc-app-client-id must be your app's own client at the provider, not the host's (--oidc-client-id)")
+            }
+        }
+        guard (300...(30 * 86400)).contains(sessionLifetime) else {
+            throw ValidationError("--oidc-session-lifetime must be between 300 seconds and 30 days, got \(sessionLifetime)")
+        }
         do {
             _ = try OpenIDConnectConfiguration(issuer: issuer, clientID: clientID, clientSecret: nil, scopes: [scopes], name: name,
                                                usernameClaim: usernameClaim)
@@ -62,6 +85,11 @@ struct OpenIDConnectOptions: ParsableArguments {
         } catch {
             throw CLIError.InvalidInput(error.description)
         }
+    }
+
+    /// Sign-in through `provider` as these options configure it.
+    func signIn(through provider: any OpenIDProvider) -> OpenIDSignIn {
+        OpenIDSignIn(provider: provider, passwordFormsHidden: only, appClientID: appClientID, sessionLifetime: TimeInterval(sessionLifetime))
     }
 
     /// The provider, its discovery document and keys read; `nil` when no issuer is configured. Throws

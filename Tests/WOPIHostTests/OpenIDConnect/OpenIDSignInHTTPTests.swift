@@ -36,6 +36,7 @@ struct OpenIDSignInHTTPTests {
 
     /// `requestTimeout` is generous but for the test of a slow provider: the suite runs many tests at once on few cores.
     static func run(key: Key? = nil, passwordsHidden: Bool = false, office: Bool = false, requestTimeout: Duration = .seconds(30),
+                    appClientID: String? = nil, sessionLifetime: TimeInterval = 12 * 3600,
                     _ body: @escaping @Sendable (Setup) async throws -> Void) async throws {
         let auditPath = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-oidc-audit-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: auditPath) }
@@ -49,7 +50,8 @@ struct OpenIDSignInHTTPTests {
             let registration = office ? try OfficeRegistration(clientID: "office-test", clientSecret: "office-secret-0123456789",
                                                                redirectURI: "https://localhost", providerID: "tp_wopikit") : nil
             try await TestHost.run(monitor: HostMonitor(audit: try AuditLog(path: auditPath)), officeRegistration: registration,
-                                   openIDSignIn: OpenIDSignIn(provider: client, passwordFormsHidden: passwordsHidden)) { host in
+                                   openIDSignIn: OpenIDSignIn(provider: client, passwordFormsHidden: passwordsHidden, appClientID: appClientID,
+                                                              sessionLifetime: sessionLifetime)) { host in
                 provider.registeredRedirectURI = TestHost.publicURL + OpenIDSignIn.callbackPath
                 try await body(Setup(host: host, provider: provider, client: client, auditPath: auditPath, clock: clock))
             }

@@ -197,10 +197,10 @@ final class StandInIdentityProvider: @unchecked Sendable {
     }
 
     /// The id_token for the signed-in person, wrong in the way ``fault`` says.
-    func idToken(nonce: String?) throws -> String {
+    func idToken(nonce: String?, audience: String = StandInIdentityProvider.clientID) throws -> String {
         let (key, fault, issuer) = locked { (signing, _fault, base.absoluteString) }
         let now = Int(self.now().timeIntervalSince1970)
-        var payload: [String: Any] = ["iss": issuer, "sub": subject, "aud": Self.clientID, "exp": now + 300, "iat": now]
+        var payload: [String: Any] = ["iss": issuer, "sub": subject, "aud": audience, "exp": now + 300, "iat": now]
         for (name, value) in claims { payload[name] = value }
         if let nonce { payload["nonce"] = nonce }
         var header: [String: Any] = ["alg": key.algorithm, "kid": key.kid, "typ": "JWT"]

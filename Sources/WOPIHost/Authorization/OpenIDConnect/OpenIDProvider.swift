@@ -17,6 +17,14 @@ public protocol OpenIDProvider: Sendable {
     /// Answers within a few seconds: a provider that does not throws ``OpenIDSignInError`` with
     /// ``OpenIDSignInError/Reason/providerUnavailable``.
     func signIn(code: String, request: OpenIDAuthorizationRequest) async throws(OpenIDSignInError) -> OpenIDIdentity
+    /// Verifies a token the provider issued to the provider's own app (`appClientID` at the provider), which the app
+    /// presents to have the host answer Office's app-to-app sign-in (OAuth 2.0 Token Exchange, RFC 8693 §2.1).
+    ///
+    /// The token is a JWT the provider signed (an id_token, or a JWT access token, RFC 9068) whose `iss` is the
+    /// issuer, whose times hold, and whose `azp` or `client_id`, else its only audience, is `appClientID`: a token the
+    /// provider issued to any other app, even for the same person, is refused with
+    /// ``OpenIDSignInError/Reason/wrongAudience``. Answers within a few seconds, like ``signIn(code:request:)``.
+    func verifyAppToken(_ token: String, issuedTo appClientID: String) async throws(OpenIDSignInError) -> OpenIDIdentity
 }
 
 /// The parameters of one authorization request sent to the provider, and checked when it comes back.

@@ -34,23 +34,8 @@ extension AuthorizationServer {
             throw OAuthErrorResponse.invalidRequest(Self.describe(problem))
         }
         guard let clientID = fields.nonEmpty("client_id") else { throw OAuthErrorResponse.invalidRequest("client_id is missing") }
-        guard let target = clients.first(where: { $0.id == clientID }) else {
-            throw OAuthErrorResponse.invalidRequest("client_id names no registered client")
-        }
-        guard !target.isFirstParty else { throw OAuthErrorResponse.unauthorizedClient("codes for the provider's own app come from /oauth2/authorize") }
-        if let responseType = fields.nonEmpty("response_type"), responseType != "code" {
-            throw OAuthErrorResponse(status: .badRequest, code: "unsupported_response_type", errorDescription: "only response_type=code is supported")
-        }
-        let redirect: String
-        if let given = fields.nonEmpty("redirect_uri") {
-            guard let registered = target.registeredRedirect(matching: given) else {
-                throw OAuthErrorResponse.invalidRequest("redirect_uri is not registered for this client")
-            }
-            redirect = registered
-        } else {
-            guard let only = target.redirectURIs.first else { throw OAuthErrorResponse.invalidRequest("the client has no redirect URI") }
-            redirect = only
-        }
+        let (target, redirect) = try officeTarget(clientID: clientID, fields: fields,
+                                                  unknown: .invalidRequest("client_id names no registered client"))
         // Office's app-to-app request has no redirect_uri, so the token request need not repeat one.
         let (code, sessionContext) = try await issueCode(client: target, redirectURI: redirect, redirectURIRequired: false,
                                                          userID: caller.user.id, scope: fields["scope"] ?? "", codeChallenge: nil)

@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import WOPICore
 
-/// `POST /oauth2/token` (RFC 6749 §3.2, §4.1.3, §6; tokenissuance.rst): redeems a code or
-/// rotates a refresh token, answering JSON `access_token`, `token_type`, `expires_in` (seconds,
+/// `POST /oauth2/token` (RFC 6749 §3.2, §4.1.3, §6; tokenissuance.rst): redeems a code,
+/// rotates a refresh token, or exchanges the provider app's identity token (RFC 8693, `+TokenExchange`), answering JSON `access_token`, `token_type`, `expires_in` (seconds,
 /// a number), `refresh_token`, or an RFC 6749 §5.2 error.
 extension AuthorizationServer {
     /// The successful answer (RFC 6749 §5.1).
@@ -57,10 +57,12 @@ extension AuthorizationServer {
             return try await redeemCode(fields, client: client, sessionContext: sessionContext)
         case "refresh_token"?:
             return try await refresh(fields, client: client, sessionContext: sessionContext)
+        case Self.tokenExchangeGrantType?:
+            return try await exchange(fields, client: client)
         case nil:
             throw OAuthErrorResponse.invalidRequest("grant_type is missing")
         case let other?:
-            throw OAuthErrorResponse.unsupportedGrantType("grant_type '\(other.prefix(40))' is not supported; use authorization_code or refresh_token")
+            throw OAuthErrorResponse.unsupportedGrantType("grant_type '\(other.prefix(40))' is not supported; use authorization_code, refresh_token or \(Self.tokenExchangeGrantType)")
         }
     }
 
@@ -132,8 +134,9 @@ extension AuthorizationServer {
         case (nil, nil):
             break
         }
+        let refreshEnd = try await providerSessionEnd(for: record.userID).map { min($0, now.addingTimeInterval(policy.refreshTokenLifetime)) }
         let (response, tokens) = newTokens(grantID: record.grantID, clientID: client.id, userID: record.userID, scope: record.scope,
-                                           sessionContext: record.sessionContextDigest)
+                                           sessionContext: record.sessionContextDigest, refreshExpiresAt: refreshEnd)
         guard try await store.redeemAuthorizationCode(digest: digest, issuing: tokens, now: now) else {
             try await store.revokeGrant(record.grantID, now: now)
             throw OAuthErrorResponse.invalidGrant("the code was already used; the tokens issued for it are revoked")
@@ -156,8 +159,11 @@ extension AuthorizationServer {
         guard record.expiresAt > now else { throw OAuthErrorResponse.invalidGrant("the refresh token has expired") }
         try checkSessionContext(record.sessionContextDigest, sent: sessionContext)
         guard try await backend.store.user(id: record.userID) != nil else { throw OAuthErrorResponse.invalidGrant("the user no longer exists") }
+        // A grant of a person the identity provider vouches for never outlives its first refresh token: past that, they
+        // sign in there again, and a person it no longer lets in gets nothing more.
+        let refreshEnd = try await providerSessionEnd(for: record.userID) == nil ? nil : record.expiresAt
         let (response, tokens) = newTokens(grantID: record.grantID, clientID: client.id, userID: record.userID, scope: record.scope,
-                                           sessionContext: record.sessionContextDigest)
+                                           sessionContext: record.sessionContextDigest, refreshExpiresAt: refreshEnd)
         guard try await store.rotateRefreshToken(digest: digest, issuing: tokens, now: now) else {
             try await store.revokeGrant(record.grantID, now: now)
             throw OAuthErrorResponse.invalidGrant("the refresh token was already used; its grant is revoked")
@@ -173,8 +179,16 @@ extension AuthorizationServer {
         }
     }
 
-    private func newTokens(grantID: String, clientID: String, userID: ResourceID, scope: String,
-                           sessionContext: SecretDigest?) -> (TokenResponse, [OAuthTokenRecord]) {
+    /// When a grant made now for `userID` must end: ``OpenIDSignIn/sessionLifetime`` from now when the account is linked
+    /// to the configured identity provider, `nil` (the refresh token's own lifetime) otherwise.
+    private func providerSessionEnd(for userID: ResourceID) async throws -> Date? {
+        guard let openID = backend.configuration.openIDSignIn, let links = backend.store as? any IdentityLinkStore,
+              try await links.identityLink(userID: userID, issuer: openID.provider.issuer) != nil else { return nil }
+        return now.addingTimeInterval(openID.sessionLifetime)
+    }
+
+    private func newTokens(grantID: String, clientID: String, userID: ResourceID, scope: String, sessionContext: SecretDigest?,
+                           refreshExpiresAt: Date?) -> (TokenResponse, [OAuthTokenRecord]) {
         let access = Base64URL.randomToken()
         let refresh = Base64URL.randomToken()
         let issuedAt = now
@@ -184,7 +198,7 @@ extension AuthorizationServer {
                              expiresAt: issuedAt.addingTimeInterval(policy.accessTokenLifetime)),
             OAuthTokenRecord(digest: SecretDigest(of: refresh), kind: .refresh, grantID: grantID, clientID: clientID, userID: userID, scope: scope,
                              sessionContextDigest: sessionContext, createdAt: issuedAt,
-                             expiresAt: issuedAt.addingTimeInterval(policy.refreshTokenLifetime)),
+                             expiresAt: refreshExpiresAt ?? issuedAt.addingTimeInterval(policy.refreshTokenLifetime)),
         ]
         let response = TokenResponse(access_token: access, expires_in: Int(policy.accessTokenLifetime), refresh_token: refresh,
                                      scope: scope.isEmpty ? nil : scope)

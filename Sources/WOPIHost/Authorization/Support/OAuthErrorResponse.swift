@@ -20,6 +20,14 @@ struct OAuthErrorResponse: HTTPResponseError, Sendable {
     static func unauthorizedClient(_ description: String) -> Self {
         .init(status: .badRequest, code: "unauthorized_client", errorDescription: description)
     }
+    /// `invalid_target` (RFC 8693 §2.2.2): the `audience` or `resource` names nothing this server issues for.
+    static func invalidTarget(_ description: String) -> Self { .init(status: .badRequest, code: "invalid_target", errorDescription: description) }
+    /// 503 `temporarily_unavailable`: a service the grant depends on did not answer in time.
+    static func temporarilyUnavailable(_ description: String) -> Self {
+        var headers = HTTPFields()
+        headers[.retryAfter] = "30"
+        return .init(status: .serviceUnavailable, code: "temporarily_unavailable", errorDescription: description, headers: headers)
+    }
     static func unsupportedGrantType(_ description: String) -> Self {
         .init(status: .badRequest, code: "unsupported_grant_type", errorDescription: description)
     }
