@@ -103,6 +103,33 @@ import Testing
         #expect(throws: HostSignInError.self) { try signIn.answer(to: office, appToAppResponse: Data("{}".utf8)) }
     }
 
+    @Test func identityTokenExchangeRequestAndTheAnswerForOffice() throws {
+        let exchange = try IdentityTokenExchange(server: URL(string: "http://127.0.0.1:8080")!)
+        let office = try SignInRequest(string: "clouddrive:client_id=office&response_type=code&scope=wopi&app=word&action=a%7C1")
+        let request = exchange.request(for: office, subjectToken: "eyJ.id+token/x", subjectTokenType: .accessToken)
+        #expect(request.httpMethod == "POST" && request.url?.absoluteString == "http://127.0.0.1:8080/oauth2/token")
+        #expect(Self.form(request) == [
+            "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange", "client_id": "wopikit-app", "subject_token": "eyJ.id+token/x",
+            "subject_token_type": "urn:ietf:params:oauth:token-type:access_token",
+            "requested_token_type": "urn:wopikit:params:oauth:token-type:authorization_code", "audience": "office", "action": "a|1", "scope": "wopi",
+        ])
+        let answer = try exchange.answer(to: office, exchangeResponse: Data("""
+            {"access_token":"C1","code":"C1","issued_token_type":"urn:wopikit:params:oauth:token-type:authorization_code","token_type":"N_A","sc":"S1"}
+            """.utf8))
+        #expect(answer.string == "ms-word-tp:code=C1&sc=S1&action=a%7C1")
+        #expect {
+            try exchange.answer(to: office, exchangeResponse: Data(#"{"error":"invalid_grant","error_description":"wrong_audience"}"#.utf8))
+        } throws: { error in
+            guard case .refused(let code, let description)? = error as? HostSignInError else { return false }
+            return code == "invalid_grant" && description == "wrong_audience"
+        }
+        // An access token for some API is not what Office can redeem.
+        #expect {
+            try exchange.answer(to: office, exchangeResponse: Data(#"{"access_token":"AT","token_type":"Bearer"}"#.utf8))
+        } throws: { "\($0)".contains("issued_token_type") }
+        #expect { try IdentityTokenExchange(server: URL(string: "ftp://host")!) } throws: { "\($0)".contains("ftp://host") }
+    }
+
     @Test func listsFilesAndBuildsTheWOPIInvokeForm() throws {
         let list = HostFileList(bootstrapper: URL(string: "http://127.0.0.1:8080/wopibootstrapper")!)
         let rootRequest = list.rootContainerRequest(accessToken: "AT")

@@ -129,4 +129,19 @@ final class ArticleApp {
         let answer = try signIn.answer(to: request, appToAppResponse: grant)
         await UIApplication.shared.open(answer.url)
     }
+
+    /// Step 6, when the host signs people in through the app's identity provider.
+    func answerSignIn(_ request: SignInRequest, idToken: String) async throws {
+        let exchange = try IdentityTokenExchange(server: server)
+        let (data, _) = try await URLSession.shared.data(for: exchange.request(for: request, subjectToken: idToken))
+        let answer = try exchange.answer(to: request, exchangeResponse: data)
+        await UIApplication.shared.open(answer.url)
+    }
+
+    /// The README's app-to-app call through the identity provider.
+    func answerThroughTheIdentityProvider(_ officeRequest: SignInRequest, idToken: String) async throws {
+        let exchange = try IdentityTokenExchange(server: URL(string: "https://wopi.contoso.com")!)
+        let (data, _) = try await URLSession.shared.data(for: exchange.request(for: officeRequest, subjectToken: idToken))
+        await UIApplication.shared.open(try exchange.answer(to: officeRequest, exchangeResponse: data).url)
+    }
 }
