@@ -15,6 +15,8 @@ import Synchronization
 ///   and a probe (a fresh connection and `SELECT 1`) checks the server.
 /// - When queries are in flight and none has finished for ``Timing/stallLimit``, the probe runs too:
 ///   that is how a server that stopped between two requests, or hangs, is noticed.
+/// - When queries make no progress for ``Timing/progressLimit`` although the probe succeeds (a server process
+///   frozen or orphaned behind a connection), the pool is replaced: its connections close, failing their queries.
 /// - When the probe fails, the pool is shut down (which fails every waiting query) and every query
 ///   after that throws `StoreUnavailable` without touching the network, except one at a time that
 ///   probes again; the first probe that succeeds starts a fresh pool and lets its query through.
@@ -31,6 +33,10 @@ final class SupervisedPostgresClient: Sendable {
         var probeTimeout: Duration = .seconds(1)
         /// How many timed-out probes in a row, with no query finishing, make a hung server an outage.
         var hungProbes = 3
+        /// How long queries may be in flight with none finishing while the server answers probes, before the pool's
+        /// connections are replaced: a connection whose server process is frozen or was orphaned by a crash never
+        /// answers, though the server takes new connections.
+        var progressLimit: Duration = .seconds(4)
         /// How often in-flight queries are looked at.
         var tick: Duration = .milliseconds(100)
         /// How long ``close()`` waits for the pool to finish. A pool still connecting to a server that does not
@@ -49,6 +55,8 @@ final class SupervisedPostgresClient: Sendable {
         var finished = 0
         var finishedAtLastTick = 0
         var stalledSince: ContinuousClock.Instant?
+        /// When a query last finished, or the pool was last idle; looked at every tick.
+        var progressAt = ContinuousClock.now
         /// Probes in a row that got no answer while no query finished either.
         var timedOutProbes = 0
         var isClosed = false
@@ -189,20 +197,49 @@ final class SupervisedPostgresClient: Sendable {
 
     // MARK: Watching
 
-    /// Probes the server when queries are in flight and none has finished for the stall limit.
+    /// Probes the server when queries are in flight and none has finished for the stall limit, and replaces the pool's
+    /// connections when none has finished for the progress limit although the server answers.
     private func lookForStalls() async {
         let now = ContinuousClock.now
-        let shouldProbe = state.withLock { state -> Bool in
+        let (shouldProbe, isStuck) = state.withLock { state -> (Bool, Bool) in
             defer { state.finishedAtLastTick = state.finished }
+            if state.inFlight == 0 || state.finished != state.finishedAtLastTick { state.progressAt = now }
             guard state.outage == nil, !state.isClosed, state.inFlight > 0, state.finished == state.finishedAtLastTick else {
                 state.stalledSince = nil
-                return false
+                return (false, false)
             }
             let since = state.stalledSince ?? now
             state.stalledSince = since
-            return now - since >= timing.stallLimit && !state.isProbing
+            return (now - since >= timing.stallLimit && !state.isProbing, now - state.progressAt >= timing.progressLimit && !state.isProbing)
         }
-        if shouldProbe { await checkServer() }
+        if isStuck {
+            await replacePool()
+        } else if shouldProbe {
+            await checkServer()
+        }
+    }
+
+    /// Starts a fresh pool for the queries to come and shuts the stuck one down, which closes its connections and so
+    /// fails the queries waiting on them (each answered `StoreUnavailable`).
+    private func replacePool() async {
+        let (client, runner) = await Self.start(configuration, logger: logger)
+        // `nil` when an outage or close came first: the fresh pool is not wanted then.
+        let stuck = state.withLock { state -> Task<Void, Never>?? in
+            guard state.outage == nil, !state.isClosed else { return nil }
+            defer {
+                state.client = client
+                state.runner = runner
+                state.progressAt = .now
+                state.stalledSince = nil
+            }
+            return .some(state.runner)
+        }
+        guard let stuck else {
+            runner.cancel()
+            return
+        }
+        logger.error("queries made no progress for \(timing.progressLimit) while the database answers; replacing the pool's connections")
+        stuck?.cancel()
     }
 
     /// Probes the server once (unless a probe is running); when it fails, declares the outage and shuts

@@ -70,6 +70,25 @@ public final class PostgresTestServer: Sendable {
         for child in Self.children(of: postmaster) { kill(child, SIGSTOP) }
     }
 
+    /// Freezes (SIGSTOP) the server processes behind the connections now open to `database`, and nothing else: those
+    /// connections never answer again, as when a crash orphans them, while new ones are served. Returns their PIDs
+    /// for ``resume(_:)``.
+    public func freezeConnections(to database: String) -> [pid_t] {
+        guard let postmaster = postmasterPID() else { return [] }
+        let backends = Self.children(of: postmaster).filter { pid in
+            // A backend's title: "postgres: USER DATABASE ADDRESS(PORT) STATE".
+            let title = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+            return title.hasPrefix("postgres: \(Self.user) \(database) ")
+        }
+        for backend in backends { kill(backend, SIGSTOP) }
+        return backends
+    }
+
+    /// Thaws processes ``freezeConnections(to:)`` froze.
+    public func resume(_ processes: [pid_t]) {
+        for process in processes { kill(process, SIGCONT) }
+    }
+
     /// Thaws a server ``pause()`` froze.
     public func resume() {
         guard let postmaster = postmasterPID() else { return }

@@ -139,6 +139,45 @@ struct StoreUnavailableTests {
         }
     }
 
+    @Test("PostgreSQL's open connections hung while it serves new ones (server processes frozen or orphaned): requests are answered within seconds and served again on fresh connections, with no restart",
+          .timeLimit(.minutes(2)))
+    func postgresConnectionsHung() async throws {
+        let server = try await offPool { try PostgresTestServer.shared() }
+        let url = try await offPool { try server.makeDatabase() }
+        let name = String(url.split(separator: "/").last ?? "")
+        let database = try PostgresDatabaseURL(parsing: url)
+        try await TestHost.run(database: database) { host in
+            let doc = try await host.document()
+            // Several requests at once, so the pool holds more than one connection.
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 { group.addTask { try await host.checkFileInfo(doc.id, token: doc.token).status } }
+                for try await status in group { #expect(status == 200) }
+            }
+            let frozen = server.freezeConnections(to: name)
+            defer { server.resume(frozen) }
+            try #require(!frozen.isEmpty, "the host's connections were found")
+            // Each request is answered (refused with 503 while its connection is replaced, or served on a fresh one),
+            // never left waiting on a connection that will not answer.
+            let first = try await Self.timed { try await host.checkFileInfo(doc.id, token: doc.token) }
+            #expect([200, 503].contains(first.0.status), "\(first.0)")
+            let allowance = try await Self.loadAllowance(host)
+            #expect(first.1 < Self.stuckBound + allowance, "the first request took \(first.1) (a trivial request \(allowance))")
+            let deadline = ContinuousClock.now + .seconds(10) + allowance
+            var check = try await host.checkFileInfo(doc.id, token: doc.token)
+            while check.status != 200, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                check = try await host.checkFileInfo(doc.id, token: doc.token)
+            }
+            expectStatus(check, 200)
+            expectStatus(try await host.lock(doc.id, token: doc.token, "fresh-lock"), 200)
+            expectStatus(try await host.putFile(doc.id, token: doc.token, lock: "fresh-lock", Data("saved on a fresh connection".utf8)), 200)
+            #expect(try await host.getFile(doc.id, token: doc.token).body == Data("saved on a fresh connection".utf8))
+        }
+    }
+
+    /// How long a request may wait on a connection that does not answer: the progress limit, with room.
+    static let stuckBound = Duration.seconds(6)
+
     /// How long the first request may wait on a hung server: the stall limit and three probe timeouts, with room.
     static let hungBound = Duration.seconds(6)
 
