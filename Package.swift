@@ -250,7 +250,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Servers the tests start and stop themselves: PostgreSQL, nginx, free loopback ports. Foundation only.
-        .target(name: "TestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Tests/TestSupport",
+        .target(name: "TestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                                                    .product(name: "NIOPosix", package: "swift-nio")], path: "Tests/TestSupport",
                 swiftSettings: strictSettings),
         // Microsoft's validator definitions for the tests that need them: found, or fetched once by `wopi validator fetch`'s code.
         .target(name: "DefinitionsTestSupport", dependencies: ["WOPIValidator", "TestSupport"], path: "Tests/DefinitionsTestSupport",

@@ -15,8 +15,9 @@ import Synchronization
 ///   and a probe (a fresh connection and `SELECT 1`) checks the server.
 /// - When queries are in flight and none has finished for ``Timing/stallLimit``, the probe runs too:
 ///   that is how a server that stopped between two requests, or hangs, is noticed.
-/// - When queries make no progress for ``Timing/progressLimit`` although the probe succeeds (a server process
-///   frozen or orphaned behind a connection), the pool is replaced: its connections close, failing their queries.
+/// - When a query has waited ``Timing/progressLimit`` although the server answers probes (a server process frozen
+///   or orphaned behind a connection, or a pool backing off after failing to connect), the pool is replaced: its
+///   connections close and its waiting queries fail, each answered `StoreUnavailable`.
 /// - When the probe fails, the pool is shut down (which fails every waiting query) and every query
 ///   after that throws `StoreUnavailable` without touching the network, except one at a time that
 ///   probes again; the first probe that succeeds starts a fresh pool and lets its query through.
@@ -33,9 +34,10 @@ final class SupervisedPostgresClient: Sendable {
         var probeTimeout: Duration = .seconds(1)
         /// How many timed-out probes in a row, with no query finishing, make a hung server an outage.
         var hungProbes = 3
-        /// How long queries may be in flight with none finishing while the server answers probes, before the pool's
-        /// connections are replaced: a connection whose server process is frozen or was orphaned by a crash never
-        /// answers, though the server takes new connections.
+        /// How long a query may wait on the pool while the server answers probes, before the pool is replaced: a
+        /// connection whose server process is frozen or was orphaned by a crash never answers, though the server
+        /// takes new connections, and a pool that failed to connect while the server restarted backs off for up to a
+        /// minute before it tries again.
         var progressLimit: Duration = .seconds(4)
         /// How often in-flight queries are looked at.
         var tick: Duration = .milliseconds(100)
@@ -51,15 +53,24 @@ final class SupervisedPostgresClient: Sendable {
         /// Why the database is considered down; `nil` while it works.
         var outage: String?
         var isProbing = false
-        var inFlight = 0
+        /// The queries in flight, by number: when each entered, and the pool it entered.
+        var started: [UInt64: (since: ContinuousClock.Instant, pool: UInt64)] = [:]
+        var nextQuery: UInt64 = 0
+        /// Which pool is in use: each new one gets the next number.
+        var pool: UInt64 = 0
         var finished = 0
         var finishedAtLastTick = 0
         var stalledSince: ContinuousClock.Instant?
-        /// When a query last finished, or the pool was last idle; looked at every tick.
-        var progressAt = ContinuousClock.now
         /// Probes in a row that got no answer while no query finished either.
         var timedOutProbes = 0
         var isClosed = false
+
+        /// Counts a query in; its number, for ``leave(_:)``.
+        mutating func start(at now: ContinuousClock.Instant) -> UInt64 {
+            defer { nextQuery &+= 1 }
+            started[nextQuery] = (now, pool)
+            return nextQuery
+        }
     }
 
     private let configuration: PostgresClient.Configuration
@@ -101,8 +112,8 @@ final class SupervisedPostgresClient: Sendable {
     /// `body` fails because a connection broke or could not be made; any other error reaches the caller as it was.
     func run<Result>(isolation: isolated (any Actor)? = #isolation,
                      _ body: (PostgresClient) async throws -> sending Result) async throws -> sending Result {
-        let client = try await enter()
-        defer { leave() }
+        let (client, query) = try await enter()
+        defer { leave(query) }
         do {
             return try await body(client)
         } catch let error as PostgresTransactionError {
@@ -130,24 +141,24 @@ final class SupervisedPostgresClient: Sendable {
     // MARK: Entering and leaving
 
     private enum Entry {
-        case client(PostgresClient)
+        case client(PostgresClient, UInt64)
         case unavailable(String)
         case probe
     }
 
-    private func enter() async throws -> PostgresClient {
+    private func enter() async throws -> (PostgresClient, UInt64) {
+        let now = ContinuousClock.now
         let entry = state.withLock { state -> Entry in
             if state.isClosed { return .unavailable("the store is closed") }
             if let client = state.client, state.outage == nil {
-                state.inFlight += 1
-                return .client(client)
+                return .client(client, state.start(at: now))
             }
             guard !state.isProbing else { return .unavailable(state.outage ?? "the database is being checked") }
             state.isProbing = true
             return .probe
         }
         switch entry {
-        case .client(let client): return client
+        case .client(let client, let query): return (client, query)
         case .unavailable(let reason): throw StoreUnavailable(reason)
         case .probe:
             // One request at a time checks whether the database is back; the others are answered at once.
@@ -159,28 +170,28 @@ final class SupervisedPostgresClient: Sendable {
                 throw StoreUnavailable(reason)
             }
             let (client, runner) = await Self.start(configuration, logger: logger)
-            let entered = state.withLock { state -> Bool in
+            let entered = state.withLock { state -> UInt64? in
                 state.isProbing = false
-                guard !state.isClosed else { return false }
+                guard !state.isClosed else { return nil }
                 state.client = client
                 state.runner = runner
+                state.pool += 1
                 state.outage = nil
                 state.stalledSince = nil
-                state.inFlight += 1
-                return true
+                return state.start(at: .now)
             }
-            guard entered else {
+            guard let entered else {
                 runner.cancel()
                 throw StoreUnavailable("the store is closed")
             }
             logger.notice("the database answers again")
-            return client
+            return (client, entered)
         }
     }
 
-    private func leave() {
+    private func leave(_ query: UInt64) {
         state.withLock {
-            $0.inFlight -= 1
+            $0.started[query] = nil
             $0.finished &+= 1
         }
     }
@@ -203,14 +214,17 @@ final class SupervisedPostgresClient: Sendable {
         let now = ContinuousClock.now
         let (shouldProbe, isStuck) = state.withLock { state -> (Bool, Bool) in
             defer { state.finishedAtLastTick = state.finished }
-            if state.inFlight == 0 || state.finished != state.finishedAtLastTick { state.progressAt = now }
-            guard state.outage == nil, !state.isClosed, state.inFlight > 0, state.finished == state.finishedAtLastTick else {
+            guard state.outage == nil, !state.isClosed, !state.isProbing else { return (false, false) }
+            // Some queries may fail at once while others wait for good, so each query's own wait counts, not the pool's.
+            let pool = state.pool
+            let isStuck = state.started.values.contains { $0.pool == pool && now - $0.since >= timing.progressLimit }
+            guard !state.started.isEmpty, state.finished == state.finishedAtLastTick else {
                 state.stalledSince = nil
-                return (false, false)
+                return (false, isStuck)
             }
             let since = state.stalledSince ?? now
             state.stalledSince = since
-            return (now - since >= timing.stallLimit && !state.isProbing, now - state.progressAt >= timing.progressLimit && !state.isProbing)
+            return (now - since >= timing.stallLimit, isStuck)
         }
         if isStuck {
             await replacePool()
@@ -229,7 +243,7 @@ final class SupervisedPostgresClient: Sendable {
             defer {
                 state.client = client
                 state.runner = runner
-                state.progressAt = .now
+                state.pool += 1
                 state.stalledSince = nil
             }
             return .some(state.runner)
@@ -238,7 +252,7 @@ final class SupervisedPostgresClient: Sendable {
             runner.cancel()
             return
         }
-        logger.error("queries made no progress for \(timing.progressLimit) while the database answers; replacing the pool's connections")
+        logger.error("a query waited \(timing.progressLimit) on the pool while the database answers; replacing the pool")
         stuck?.cancel()
     }
 

@@ -72,6 +72,8 @@ public final class SeaweedFSTestServer: Sendable {
     }
     private static let registry = LockedValue(State())
     private let process = LockedValue<ChildProcess?>(nil)
+    /// The master's, volume server's and filer's ports, chosen at the first start and kept for a restart.
+    private let internalPorts = LockedValue<[Int]>([])
 
     private init(s3Port: Int, folder: URL, secretAccessKey: String) {
         self.s3Port = s3Port
@@ -105,11 +107,12 @@ public final class SeaweedFSTestServer: Sendable {
             "actions":["Admin","Read","Write","List","Tagging"]}]}
             """
         try identity.write(to: config, atomically: true, encoding: .utf8)
-        var ports: [Int] = []
+        var ports = internalPorts.withLock { $0 }
         while ports.count < 7 {
             let port = try LocalPort.free()
             if port != s3Port, !ports.contains(port) { ports.append(port) }
         }
+        internalPorts.withLock { $0 = ports }
         let arguments = [
             "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-dir=\(folder.appendingPathComponent("data").path)",
             "-master.port=\(ports[0])", "-master.port.grpc=\(ports[1])", "-master.volumeSizeLimitMB=256",
@@ -145,6 +148,13 @@ public final class SeaweedFSTestServer: Sendable {
         }
         let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         throw Failure(description: "SeaweedFS did not become ready on 127.0.0.1:\(s3Port) within 90 s:\n\(output.suffix(4000))")
+    }
+
+    /// Stops `weed` (SIGTERM) and starts it again on the same ports with the same data, as an operator restarting
+    /// the object store does; returns once it serves again.
+    public func restart() throws {
+        stop(keepFolder: true)
+        try launch(weed: try Self.findWeed())
     }
 
     /// Stops `weed` by its PID (SIGTERM, then SIGKILL after 15 s) and removes its folder.

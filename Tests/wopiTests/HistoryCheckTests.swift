@@ -7,11 +7,13 @@ import TestSupport
 import WOPIHistory
 
 /// Jepsen's method on this machine: 16 clients work on a few files through two hosts that share PostgreSQL and
-/// a body folder, while a host is killed and restarted and PostgreSQL is frozen and then stopped; every request
+/// an S3 bucket (SeaweedFS), while, in an order the seed chooses, a host is killed and restarted, PostgreSQL is frozen
+/// and then stopped, the network between one host and PostgreSQL slows down and then drops every packet
+/// (``TCPFaultProxy``: this kernel has no `netem`), and the object store is stopped and started; every request
 /// is recorded, and ``HistoryChecker`` must find no broken promise. The checker itself is shown to flag the
 /// histories recorded from a stand-in host with a planted lost update, and one with a planted double lock grant.
 ///
-/// The run is seeded (`WOPI_HISTORY_SEED`, else a random seed that failures print) and short: 24 s. A long run
+/// The run is seeded (`WOPI_HISTORY_SEED`, else a random seed that failures print) and short: 40 s. A long run
 /// with WOPIKit's own bounds (answers within 5 s, full service 10 s after a fault) is
 /// `WOPI_HISTORY_SECONDS=600 WOPI_HISTORY_STRICT=1 swift test --filter HistoryCheckTests`; in the suite the
 /// bounds only guard against hangs, since a busy suite keeps the hosts waiting for the two cores.
@@ -19,7 +21,7 @@ import WOPIHistory
 struct HistoryCheckTests {
     static let environment = ProcessInfo.processInfo.environment
     static let isStrict = environment["WOPI_HISTORY_STRICT"] == "1"
-    static let seconds = environment["WOPI_HISTORY_SECONDS"].flatMap(Int.init) ?? 24
+    static let seconds = environment["WOPI_HISTORY_SECONDS"].flatMap(Int.init) ?? 40
     static let seed = environment["WOPI_HISTORY_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...1_000_000)
     static let checker = isStrict ? HistoryChecker() : HistoryChecker(answerBound: .seconds(90), recoveryBound: .seconds(90))
     static let clientTimeout: Duration = isStrict ? .seconds(6) : .seconds(91)
@@ -30,32 +32,44 @@ struct HistoryCheckTests {
         "seed \(seed) (WOPI_HISTORY_SEED), \(anomalies.count) anomalies:\n" + anomalies.prefix(12).map(\.description).joined(separator: "\n")
     }
 
-    @Test("two hosts on one PostgreSQL: no save lost, no lock held twice, versions in order, answers bounded, under faults",
+    @Test("two hosts on one PostgreSQL and one S3 bucket: no save lost, no lock held twice, versions in order, answers bounded, under faults",
           .timeLimit(.minutes(20)))
     func twoHostsUnderFaults() async throws {
         let postgres = try await offPool { try PostgresTestServer.startPrivate() }
         defer { postgres.shutDown() }
+        let objects = try await offPool { try SeaweedFSTestServer.startPrivate() }
+        defer { objects.stop() }
         let database = try await offPool { try postgres.makeDatabase() }
+        // Host 1 reaches PostgreSQL through a proxy that can slow or drop its packets.
+        let network = try await TCPFaultProxy.start(forwardingTo: postgres.port)
+        let proxiedDatabase = database.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(network.port)/")
+        let blobs = try await S3CLITests.makeBucket(on: objects)
+        let credentials = ["AWS_ACCESS_KEY_ID": objects.accessKeyID, "AWS_SECRET_ACCESS_KEY": objects.secretAccessKey]
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-history-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let storage = ["--database", database, "--blobs", work.appendingPathComponent("blobs").path]
+        // One S3 call waits at most 3 s, so a stalled object store is answered within the bound.
+        let storage = ["--blobs", blobs, "--s3-timeout", "3"]
+        let hostStorage = [storage + ["--database", database], storage + ["--database", proxiedDatabase]]
         let hosts = Mutex<[WopiServer]>([])
         defer { hosts.withLock { $0.forEach { $0.stop() } } }
         for index in 0..<2 {
-            let host = try await WopiServer.start(data: work.appendingPathComponent("host\(index)"), extraArguments: storage)
+            let host = try await WopiServer.start(data: work.appendingPathComponent("host\(index)"), extraArguments: hostStorage[index],
+                                                  environment: credentials)
             hosts.withLock { $0.append(host) }
         }
 
         // Six documents with known first bodies, and a token for each that every host accepts.
         var targets: [HistoryRecorder.Target] = [], initialBodies: [String: BodyDigest] = [:]
+        let cli = hostStorage[0] + ["--data", work.appendingPathComponent("cli").path]
+        let cliEnvironment = ProcessInfo.processInfo.environment.merging(credentials) { $1 }
         for index in 0..<6 {
             let path = work.appendingPathComponent("History \(index).docx")
             let body = Data("first body of document \(index), seed \(Self.seed)".utf8)
             try body.write(to: path)
-            let cli = storage + ["--data", work.appendingPathComponent("cli").path]
-            let added = try await WopiProcess.run(["files", "add", path.path, "--owner", "demo"] + cli)
+            let added = try await WopiProcess.run(["files", "add", path.path, "--owner", "demo"] + cli, environment: cliEnvironment)
             let id = try #require(added.stdout.firstMatch(of: /"id":"([0-9a-f]{32})"/)?.1, "\(added.stdout) \(added.stderr)")
-            let minted = try await WopiProcess.run(["token", "--user", "demo", "--file", String(id), "--lifetime", "7200"] + cli)
+            let minted = try await WopiProcess.run(["token", "--user", "demo", "--file", String(id), "--lifetime", "7200"] + cli,
+                                                   environment: cliEnvironment)
             let token = try #require(minted.stdout.firstMatch(of: /"access_token":"([^"]+)"/)?.1, "\(minted.stderr)")
             targets.append(.init(id: String(id), token: String(token)))
             initialBodies[String(id)] = HistoryRecorder.digest(body)
@@ -74,46 +88,61 @@ struct HistoryCheckTests {
                                        minimumOperations: 30, thinkTime: Self.thinkTime, timeout: Self.clientTimeout, seed: Self.seed)
         async let recorded = recorder.record(from: start)
 
-        // The faults, one after the other, spread over the run.
+        // The faults, one after the other, spread over the run, in an order the seed chooses.
         var faults: [FaultWindow] = []
-        let step = Duration.seconds(Self.seconds) / 6
-        try await Task.sleep(until: start + step)
-        var began = start.duration(to: .now)
-        let victim = hosts.withLock { $0[0] }
-        _ = try await offPool { victim.stop(signal: SIGKILL) }
-        let restarted = try await WopiServer.start(data: work.appendingPathComponent("host0"), extraArguments: storage)
-        hosts.withLock { $0[0] = restarted }
-        faults.append(FaultWindow(kind: "host 0 killed and restarted", start: began, end: start.duration(to: .now)))
-
-        try await Task.sleep(until: start + step * 2)
-        began = start.duration(to: .now)
-        try await offPool { postgres.pause() }
-        try await Task.sleep(for: .seconds(3))
-        try await offPool { postgres.resume() }
-        faults.append(FaultWindow(kind: "PostgreSQL frozen for 3 s", start: began, end: start.duration(to: .now)))
-
-        try await Task.sleep(until: start + step * 4)
-        began = start.duration(to: .now)
-        try await offPool { postgres.stopServer() }
-        try await offPool { try postgres.restart() }
-        faults.append(FaultWindow(kind: "PostgreSQL stopped and started", start: began, end: start.duration(to: .now)))
-        // Service without faults to the end of the run, and for a few seconds at least: the hosts are back.
+        func inject(_ kind: String, _ fault: () async throws -> Void) async throws {
+            let began = start.duration(to: .now)
+            try await fault()
+            faults.append(FaultWindow(kind: kind, start: began, end: start.duration(to: .now)))
+        }
+        let injections: [(String, () async throws -> Void)] = [
+            ("host 0 killed and restarted", {
+                let victim = hosts.withLock { $0[0] }
+                _ = try await offPool { victim.stop(signal: SIGKILL) }
+                let restarted = try await WopiServer.start(data: work.appendingPathComponent("host0"), extraArguments: hostStorage[0],
+                                                           environment: credentials)
+                hosts.withLock { $0[0] = restarted }
+            }),
+            ("PostgreSQL frozen for 3 s", {
+                try await offPool { postgres.pause() }
+                try await Task.sleep(for: .seconds(3))
+                try await offPool { postgres.resume() }
+            }),
+            ("300 ms of latency between host 1 and PostgreSQL for 3 s", {
+                network.set(.latency(.milliseconds(300)))
+                try await Task.sleep(for: .seconds(3))
+                network.set(.none)
+            }),
+            ("packets between host 1 and PostgreSQL dropped for 3 s", {
+                network.set(.droppedPackets)
+                try await Task.sleep(for: .seconds(3))
+                network.set(.none)
+            }),
+            ("the object store stopped and started", {
+                try await offPool { try objects.restart() }
+            }),
+            ("PostgreSQL stopped and started", {
+                try await offPool { postgres.stopServer() }
+                try await offPool { try postgres.restart() }
+            }),
+        ]
+        // One every 5 s, each kind once per round in a seeded order, rounds repeated in a long run; the last 10 s are calm.
+        var generator = SplitMix64(seed: Self.seed)
+        let step = Duration.seconds(5)
+        var order: [Int] = []
+        for slot in 0..<max(injections.count, Self.seconds / 5 - 2) {
+            if order.isEmpty { order = injections.indices.shuffled(using: &generator) }
+            let index = order.removeFirst()
+            try await Task.sleep(until: start + step * (slot + 1))
+            try await inject(injections[index].0, injections[index].1)
+        }
+        // Service without faults to the end of the run, and for a few seconds at least: everything is back.
         try await Task.sleep(until: max(start + .seconds(Self.seconds), .now + step))
         finished.withLock { $0 = true }
 
         let events = await recorded
         let anomalies = Self.checker.check(History(events: events, initialBodies: initialBodies, faults: faults))
-        // Found by this check and not fixed yet: a request that reaches a host while PostgreSQL shuts down can go
-        // unanswered for minutes. Every other broken promise fails the test.
-        let stopped = faults.last!
-        let unansweredWhileStopping = anomalies.filter { $0.kind == .slowAnswer && $0.events.allSatisfy { stopped.start...stopped.end ~= $0.invoked } }
-        let others = anomalies.filter { !unansweredWhileStopping.contains($0) }
-        #expect(others.isEmpty, "\(Self.report(others))")
-        if !unansweredWhileStopping.isEmpty {
-            withKnownIssue("requests that reach a host while PostgreSQL shuts down can wait minutes for an answer", isIntermittent: true) {
-                Issue.record("\(Self.report(unansweredWhileStopping))")
-            }
-        }
+        #expect(anomalies.isEmpty, "\(Self.report(anomalies))\n\(hosts.withLock { $0.map { "host log:\n\($0.log.suffix(6000))" } }.joined(separator: "\n"))")
 
         // The history has enough in it to show something.
         let saves = events.filter { if case .putFile = $0.operation, case .succeeded = $0.outcome { true } else { false } }.count

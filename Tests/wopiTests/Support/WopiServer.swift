@@ -30,17 +30,17 @@ final class WopiServer: @unchecked Sendable {
 
     /// Starts the server as ``start(data:extraArguments:timeout:)`` does, waiting on a thread of its own rather
     /// than on one of the cooperative pool's.
-    static func start(data: URL, extraArguments: [String] = [], timeout: Double = 60) async throws -> WopiServer {
-        try await offPool { try start(data: data, extraArguments: extraArguments, timeout: timeout) }
+    static func start(data: URL, extraArguments: [String] = [], environment: [String: String] = [:], timeout: Double = 60) async throws -> WopiServer {
+        try await offPool { try start(data: data, extraArguments: extraArguments, environment: environment, timeout: timeout) }
     }
 
     /// Starts `wopi serve --host 127.0.0.1 --port <free port> --data <data>` plus `extraArguments`, and waits until it listens there itself.
-    private static func start(data: URL, extraArguments: [String] = [], timeout: Double = 60) throws -> WopiServer {
+    private static func start(data: URL, extraArguments: [String] = [], environment: [String: String] = [:], timeout: Double = 60) throws -> WopiServer {
         var lastError: (any Error)?
         // Another process may grab the port between probing and binding; try a few ports.
         for _ in 0..<3 {
             let port = try freePort()
-            let server = try WopiServer(port: port, data: data, extraArguments: extraArguments)
+            let server = try WopiServer(port: port, data: data, extraArguments: extraArguments, environment: environment)
             do {
                 try server.waitUntilListening(port: port, timeout: timeout)
                 return server
@@ -52,7 +52,7 @@ final class WopiServer: @unchecked Sendable {
         throw lastError ?? Failure.noFreePort("unknown")
     }
 
-    private init(port: Int, data: URL, extraArguments: [String]) throws {
+    private init(port: Int, data: URL, extraArguments: [String], environment: [String: String]) throws {
         self.port = port
         logURL = FileManager.default.temporaryDirectory.appendingPathComponent("wopi-serve-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
@@ -62,6 +62,7 @@ final class WopiServer: @unchecked Sendable {
         process = ChildProcess()
         process.executableURL = try WopiProcess.executableURL()
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port), "--data", data.path] + extraArguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
