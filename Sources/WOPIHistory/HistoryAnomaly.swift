@@ -12,6 +12,8 @@ public struct HistoryAnomaly: Sendable, Hashable, CustomStringConvertible {
         case unknownBody = "unknown-body"
         /// Two clients held the file's lock at once.
         case doubleLockGrant = "double-lock-grant"
+        /// A DeleteFile succeeded while a client held the file's lock.
+        case deletedWhileLocked = "deleted-while-locked"
         /// One version was shown with two different bodies.
         case versionReused = "version-reused"
         /// A version came back after a later one had been shown.

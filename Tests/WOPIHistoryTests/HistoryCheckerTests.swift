@@ -80,7 +80,11 @@ import WOPIHistory
         #expect(Self.kinds([first, Self.event(1, .unlock("L1"), 12, 18, .indeterminate), second], faults: Self.outage).isEmpty,
                 "an unlock in doubt may have released it")
         #expect(Self.kinds([first, Self.event(1, .unlock("L1"), 12, 18, .failed(status: 409)), second]) == [.doubleLockGrant])
-        #expect(Self.kinds([first, Self.event(1, .deleteFile, 12, 18, .succeeded(.nothing)), second]).isEmpty)
+        #expect(Self.kinds([first, Self.event(3, .deleteFile, 12, 18, .succeeded(.nothing)), second]) == [.deletedWhileLocked],
+                "the deletion released the lock, but should have been refused")
+        #expect(Self.kinds([first, Self.event(3, .deleteFile, 12, 18, .failed(status: 409)), second]) == [.doubleLockGrant])
+        #expect(Self.kinds([first, Self.event(1, .unlock("L1"), 11, 12, .succeeded(.nothing)),
+                            Self.event(3, .deleteFile, 14, 18, .succeeded(.nothing)), second]).isEmpty, "deleted once unlocked")
         let minute = 60_000
         let afterExpiry = Self.event(2, .lock("L2"), 31 * minute, 31 * minute + 10, .succeeded(.nothing))
         #expect(Self.kinds([first, afterExpiry]).isEmpty, "30 minutes without a refresh")

@@ -148,7 +148,9 @@ struct HistoryCheckTests {
         let saves = events.filter { if case .putFile = $0.operation, case .succeeded = $0.outcome { true } else { false } }.count
         let reads = events.filter { if case .getFile = $0.operation, case .succeeded = $0.outcome { true } else { false } }.count
         let grants = events.filter { if case .lock = $0.operation, case .succeeded = $0.outcome { true } else { false } }.count
+        let deletions = events.filter { if case .deleteFile = $0.operation { true } else { false } }.count
         let summary = "seed \(Self.seed): \(events.count) requests, \(saves) saves, \(reads) reads, \(grants) locks granted, "
+            + "\(deletions) deletions under a lock, "
             + "faults: \(faults.map { "\($0.kind) (\($0.end - $0.start))" }.joined(separator: ", "))"
         print("history check: \(summary)")
         #expect(saves >= 10 && reads >= 20 && grants >= 10, "\(summary)")

@@ -9,8 +9,8 @@ import TestSupport
 import WOPIHistory
 
 /// Drives concurrent clients through WOPI hosts with Lock, RefreshLock, PutFile, GetFile, CheckFileInfo,
-/// RenameFile and Unlock on a few files, choosing each step from a seeded generator, and records every
-/// request as a ``HistoryEvent`` for ``HistoryChecker``.
+/// RenameFile, DeleteFile (while the client holds the lock, so the host must refuse it) and Unlock on a few files,
+/// choosing each step from a seeded generator, and records every request as a ``HistoryEvent`` for ``HistoryChecker``.
 ///
 /// Every PutFile sends a body no other request sends, so a body read names the save it came from.
 struct HistoryRecorder: Sendable {
@@ -95,6 +95,7 @@ struct HistoryRecorder: Sendable {
                 case ..<40: operation = .refreshLock(lock)
                 case ..<65: operation = .unlock(lock)
                 case ..<70: operation = .renameFile("History c\(client) s\(step)")
+                case ..<72: operation = .deleteFile
                 case ..<82: operation = .getFile
                 default: operation = .checkFileInfo
                 }
@@ -124,6 +125,8 @@ struct HistoryRecorder: Sendable {
             switch (operation, outcome) {
             case (.lock(let lock), .succeeded), (.lock(let lock), .indeterminate): held[file.id] = lock
             case (.unlock, _): held[file.id] = nil
+            // Refused because of the lock this client holds, as the host must: the lock is still held.
+            case (.deleteFile, .failed(409)): break
             case (_, .failed(409)) where held[file.id] != nil: held[file.id] = nil
             default: break
             }
@@ -157,6 +160,7 @@ struct HistoryRecorder: Sendable {
                 request.headers.add(name: "X-WOPI-Override", value: "RENAME_FILE")
                 request.headers.add(name: "X-WOPI-RequestedName", value: name)
                 if let heldLock { request.headers.add(name: "X-WOPI-Lock", value: heldLock) }
+            case .deleteFile: request.headers.add(name: "X-WOPI-Override", value: "DELETE")
             default: break
             }
         }
