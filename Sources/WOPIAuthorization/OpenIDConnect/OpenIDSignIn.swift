@@ -1,0 +1,30 @@
+import Foundation
+import WOPIHost
+
+/// Sign-in through an OpenID Connect provider (``WOPIHostConfiguration/openIDSignIn``): a "Sign in with …"
+/// button on the web front's sign-in and on the authorization page Office opens, beside the password
+/// form or, with ``passwordFormsHidden``, instead of it.
+///
+/// The host's callback is `<public URL>/signin/oidc/callback`; the provider must have it registered exactly.
+/// A person signing in for the first time gets an account keyed by (issuer, `sub`) (``IdentityLinkStore``).
+public struct OpenIDSignIn: Sendable {
+    /// The provider.
+    public var provider: any OpenIDProvider
+    /// No password form anywhere (`--oidc-only`): the pages offer only the provider, and a password
+    /// posted anyway is refused.
+    public var passwordFormsHidden: Bool
+    /// How long a browser may stay at the provider before its sign-in expires.
+    public var pendingLifetime: TimeInterval = 600
+
+    /// The path, below the public URL, that starts a sign-in at the provider.
+    public static let startPath = "/signin/oidc"
+    /// The path, below the public URL, the provider sends the browser back to; register
+    /// `<public URL>/signin/oidc/callback` at the provider exactly.
+    public static let callbackPath = "/signin/oidc/callback"
+
+    /// Sign-in through `provider`.
+    public init(provider: any OpenIDProvider, passwordFormsHidden: Bool = false) {
+        self.provider = provider
+        self.passwordFormsHidden = passwordFormsHidden
+    }
+}
