@@ -1,7 +1,7 @@
 import Hummingbird
 import WOPIHost
 
-/// Everything this product serves, as routes of the host (``WOPIHost/WOPIHostExtension``):
+/// Everything this product serves, as routes of the host (a `WOPIHostExtension`):
 ///
 /// - the OAuth 2.0 authorization server, the bootstrapper and app-to-app sign-in (``AuthorizationServer``)
 ///   when the configuration has an ``WOPIHost/WOPIHostConfiguration/officeRegistration``;

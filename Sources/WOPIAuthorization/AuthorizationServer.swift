@@ -34,8 +34,8 @@ public struct AuthorizationServer: Sendable {
 
     /// Creates the server for `backend`, with the registration and policy of its configuration.
     ///
-    /// Returns `nil` when the configuration has no ``WOPIHostConfiguration/officeRegistration``
-    /// or the backend's store does not also conform to ``AuthorizationStore``.
+    /// Returns `nil` when the configuration has no ``WOPIHost/WOPIHostConfiguration/officeRegistration``
+    /// or the backend's store does not also conform to `AuthorizationStore`.
     public init?(backend: WOPIBackend) {
         self.init(backend: backend, sharing: SignInGuard(policy: backend.configuration.authorizationPolicy, store: backend.store))
     }

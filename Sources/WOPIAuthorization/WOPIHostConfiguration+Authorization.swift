@@ -9,7 +9,7 @@ extension WOPIHostConfiguration {
     }
 
     /// Sign-in through the operator's OpenID Connect provider, beside or instead of passwords; `nil` for passwords only.
-    /// Needs a store that is an ``WOPIHost/IdentityLinkStore`` (SQLite and PostgreSQL are).
+    /// Needs a store that is an `IdentityLinkStore` (SQLite and PostgreSQL are).
     public var openIDSignIn: OpenIDSignIn? {
         get { productSettings[ObjectIdentifier(OpenIDSignIn.self)] as? OpenIDSignIn }
         set { productSettings[ObjectIdentifier(OpenIDSignIn.self)] = newValue }

@@ -1,12 +1,12 @@
 import Foundation
 import WOPIHost
 
-/// Sign-in through an OpenID Connect provider (``WOPIHostConfiguration/openIDSignIn``): a "Sign in with …"
+/// Sign-in through an OpenID Connect provider (``WOPIHost/WOPIHostConfiguration/openIDSignIn``): a "Sign in with …"
 /// button on the web front's sign-in and on the authorization page Office opens, beside the password
 /// form or, with ``passwordFormsHidden``, instead of it.
 ///
 /// The host's callback is `<public URL>/signin/oidc/callback`; the provider must have it registered exactly.
-/// A person signing in for the first time gets an account keyed by (issuer, `sub`) (``IdentityLinkStore``).
+/// A person signing in for the first time gets an account keyed by (issuer, `sub`) (`IdentityLinkStore`).
 public struct OpenIDSignIn: Sendable {
     /// The provider.
     public var provider: any OpenIDProvider
