@@ -1,5 +1,4 @@
 import Foundation
-import WOPIHost
 
 /// The page templates this product ships beside its code (`Sources/WOPIAuthorization/Resources/Templates`).
 ///

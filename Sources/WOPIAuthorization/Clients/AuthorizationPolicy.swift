@@ -1,5 +1,4 @@
 import Foundation
-import WOPIHost
 
 /// Lifetimes and limits of the built-in OAuth 2.0 authorization server.
 ///

@@ -1,5 +1,3 @@
-import WOPIHost
-
 /// The provider's own app as an OAuth 2.0 client: public (no secret, RFC 6749 §2.1), PKCE S256
 /// required (RFC 7636; RFC 8252 §6), redirecting to `<scheme>:/oauth2/callback` on one of the
 /// provider's iOS URL schemes (RFC 8252 §7.1, private-use URI scheme redirection).

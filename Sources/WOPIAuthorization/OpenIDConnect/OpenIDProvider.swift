@@ -1,5 +1,4 @@
 import Foundation
-import WOPIHost
 
 /// The operator's OpenID Connect provider, as the host's sign-in pages use it: where to send a browser,
 /// and what a code it brings back proves (OpenID Connect Core 1.0 §3.1).

@@ -1,5 +1,4 @@
 import Foundation
-import WOPIHost
 
 /// Sign-in through an OpenID Connect provider (``WOPIHost/WOPIHostConfiguration/openIDSignIn``): a "Sign in with …"
 /// button on the web front's sign-in and on the authorization page Office opens, beside the password

@@ -1,5 +1,4 @@
 import Foundation
-import WOPIHost
 
 /// The languages the sign-in pages speak, chosen from Office's `rs` culture (oauthparams.rst)
 /// or, failing that, the `Accept-Language` header (RFC 9110 §12.5.4).

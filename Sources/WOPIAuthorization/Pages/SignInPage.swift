@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HTTPTypes
-import WOPIHost
 
 /// The server-rendered pages of `/oauth2/authorize`: sign-in, consent, and the error page shown
 /// instead of redirecting when the client or redirect URI cannot be trusted (RFC 6749 §4.1.2.1).

@@ -1,5 +1,3 @@
-import WOPIHost
-
 /// The words of the sign-in, consent and error pages, one table per ``PageLanguage``.
 ///
 /// `%@` placeholders are filled by `PageText.fill(_:_:)`; the page templates escape the result.

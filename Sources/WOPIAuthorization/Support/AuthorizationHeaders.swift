@@ -1,5 +1,4 @@
 import HTTPTypes
-import WOPIHost
 
 /// Header names of the bootstrapper and sign-in (bootstrapper/*.rst, identity/sessioncontext.rst).
 extension HTTPField.Name {

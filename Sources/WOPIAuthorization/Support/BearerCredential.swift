@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import WOPIHost
 
 /// The token in an `Authorization` header: `Bearer <token>` (RFC 6750 §2.1), and also
 /// `Bearer: <token>`, the form the WOPI bootstrapper docs show (Bootstrap.rst).

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import WOPICore
-import WOPIHost
 
 /// Proof, carried by the consent form, that this browser signed in as a user for one
 /// authorization request: `<payload>.<HMAC-SHA256>`, both base64url, with the user id, an

@@ -1,5 +1,4 @@
 import Foundation
-import WOPIHost
 
 /// The `name=value&…` pairs of a query string or an `application/x-www-form-urlencoded` body
 /// (HTML Living Standard §4.10.21.7; RFC 6749 Appendix B), with names matched case-insensitively

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import WOPIHost
 
 /// An RFC 6749 §5.2 error response: JSON `{"error": …, "error_description": …}` with 400, or 401
 /// for `invalid_client` (and, from protected resources, RFC 6750 §3.1 `invalid_token`).

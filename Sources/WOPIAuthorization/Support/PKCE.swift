@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import WOPICore
-import WOPIHost
 
 /// Proof Key for Code Exchange, S256 only (RFC 7636 §4.2; `plain` is refused as RFC 9700 §2.1.1 advises).
 enum PKCE {

@@ -1,6 +1,5 @@
 import NIOPosix
 import WOPICore
-import WOPIHost
 
 /// Runs password checks (scrypt, 32 MiB and ~0.1 s each) off the threads that run requests, a few at a time.
 ///

@@ -1,5 +1,4 @@
 import Foundation
-import WOPIHost
 
 /// Byte counts that an operator configured, shown exactly as they were written.
 ///

@@ -1,7 +1,6 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import WOPIHost
 
 /// A rendered page as a response, with the one set of security headers every page of the host
 /// carries: HTML, no caching, no framing, no referrer, no sniffing, and a content security policy

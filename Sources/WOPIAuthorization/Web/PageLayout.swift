@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import WOPIHost
 
 /// What the one frame of every page (`layout.mustache`) shows around the page's own content:
 /// the language and title, the web front's header (brand, who is signed in, sign out), its

@@ -1,6 +1,5 @@
 import Foundation
 import Mustache
-import WOPIHost
 
 /// The Mustache templates of every page (`Resources/Templates`), loaded once.
 ///

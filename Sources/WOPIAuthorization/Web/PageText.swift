@@ -1,5 +1,4 @@
 import Foundation
-import WOPIHost
 
 /// The localized sentences of the pages, filled before a template escapes them.
 enum PageText {

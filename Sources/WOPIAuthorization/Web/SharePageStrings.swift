@@ -1,5 +1,4 @@
 import Foundation
-import WOPIHost
 
 /// The words of the share-link pages (`/share/<token>`), one table per ``PageLanguage``; what the
 /// web front already says (Download, Folder, This folder is empty) comes from ``WebFrontStrings``.

@@ -1,5 +1,3 @@
-import WOPIHost
-
 /// The script of the host page (`/assets/host-page.js`): it posts the token form into the
 /// editor's frame and answers the editor's PostMessage calls.
 ///

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import MultipartKit
 import NIOCore
-import WOPIHost
 
 /// Reads a `multipart/form-data` request body (RFC 7578) part by part, streaming each part's
 /// bytes as they arrive: MultipartKit's parser runs on one request chunk at a time and this

@@ -1,6 +1,5 @@
 import Foundation
 import WOPICore
-import WOPIHost
 
 extension PageLanguage {
     /// Why a name is refused, as a whole sentence in this language for the web front's

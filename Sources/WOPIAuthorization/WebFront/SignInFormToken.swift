@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import WOPICore
-import WOPIHost
 
 /// The web front's CSRF token before sign-in: `<nonce>.<expiry>.<HMAC-SHA256>`, set as the
 /// `wopi_web_csrf` cookie and repeated in the sign-in form (double-submit).

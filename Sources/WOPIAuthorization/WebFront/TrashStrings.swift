@@ -1,5 +1,4 @@
 import Foundation
-import WOPIHost
 
 /// The words of the web front's trash: the Trash page, the delete confirmation and the "Moved to Trash"
 /// notice, one table per ``PageLanguage``. `%@` placeholders are filled by ``PageText/fill(_:_:)``.

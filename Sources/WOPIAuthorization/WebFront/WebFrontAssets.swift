@@ -1,7 +1,6 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import WOPIHost
 
 /// The web front's only static files, served by the host itself (no CDN): the upload script and the icon.
 enum WebFrontAssets {

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import WOPIHost
 
 /// The frame of every web-front page: the header (brand, who is signed in, sign out), the page's
 /// own content in `<main>`, and the language switch (``PageLayout``, `layout.mustache`).

@@ -1,5 +1,4 @@
 import Foundation
-import WOPIHost
 
 /// The words of the web front's file pages, one table per ``PageLanguage``; the sign-in form
 /// itself reuses ``SignInStrings``.
