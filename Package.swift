@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "OfficeURLScheme", targets: ["OfficeURLScheme"]),
         .library(name: "WOPICore", targets: ["WOPICore"]),
         .library(name: "WOPIHost", targets: ["WOPIHost"]),
+        .library(name: "WOPIAuthorization", targets: ["WOPIAuthorization"]),
         .library(name: "WOPIOpenIDConnect", targets: ["WOPIOpenIDConnect"]),
         .library(name: "WOPIStoreSQLite", targets: ["WOPIStoreSQLite"]),
         .library(name: "WOPIStorePostgres", targets: ["WOPIStorePostgres"]),
@@ -92,19 +93,40 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                // Web front.
+            ],
+            exclude: ["Resources/README.md"],
+            // The demo documents, read through `HostResources`.
+            resources: [.copy("Resources/SampleDocuments")],
+            swiftSettings: strictSettings
+        ),
+        // Sign-in and the browser's pages, added to the host's router: the OAuth 2.0 authorization server, the bootstrapper,
+        // app-to-app and OpenID Connect sign-in, the web front and the share-link pages.
+        .target(
+            name: "WOPIAuthorization",
+            dependencies: [
+                "WOPIHost",
+                "WOPICore",
+                "OfficeURLScheme",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                // Web front: streaming multipart/form-data parsing for browser uploads.
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             exclude: ["Resources/README.md"],
-            // The demo documents and the page templates, read through `HostResources`.
-            resources: [.copy("Resources/SampleDocuments"), .copy("Resources/Templates")],
+            // The page templates, read through `PageResources`.
+            resources: [.copy("Resources/Templates")],
             swiftSettings: strictSettings
         ),
         // Sign-in through the operator's OpenID Connect provider: discovery, JWKS, the code exchange, id_token checks.
         .target(
             name: "WOPIOpenIDConnect",
             dependencies: [
+                "WOPIAuthorization",
                 "WOPIHost",
                 "WOPICore",
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -226,6 +248,7 @@ let package = Package(
                 "OfficeURLScheme",
                 "WOPICore",
                 "WOPIHost",
+                "WOPIAuthorization",
                 "WOPIOpenIDConnect",
                 "WOPIStoreSQLite",
                 "WOPIStorePostgres",
@@ -266,6 +289,7 @@ let package = Package(
             name: "WOPIHostTests",
             dependencies: [
                 "WOPIHost",
+                "WOPIAuthorization",
                 "WOPIOpenIDConnect",
                 "WOPIStoreSQL",
                 "WOPIStoreSQLite",

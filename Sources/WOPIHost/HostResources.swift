@@ -1,13 +1,13 @@
 import Foundation
 
-/// The files the host ships beside its code: the demo documents and the page templates
-/// (`Sources/WOPIHost/Resources`, described in its README).
+/// The files the host ships beside its code: the demo documents (`Sources/WOPIHost/Resources`,
+/// described in its README; the page templates are the `WOPIAuthorization` target's).
 ///
 /// SwiftPM copies them into the target's resource bundle, which `Bundle.module` finds next to
 /// the executable or in the build folder. A package that installs `wopi` elsewhere (a `.deb`)
 /// installs the bundle beside it; every read of a resource goes through this one place.
 enum HostResources {
-    /// The folder `name` of the resource bundle (`SampleDocuments`, `Templates`).
+    /// The folder `name` of the resource bundle (`SampleDocuments`).
     static func folder(_ name: String) throws -> URL {
         guard let url = Bundle.module.resourceURL?.appendingPathComponent(name, isDirectory: true),
               FileManager.default.fileExists(atPath: url.path) else { throw Missing(name: name) }

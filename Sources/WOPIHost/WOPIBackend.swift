@@ -18,10 +18,10 @@ public struct WOPIBackend: Sendable {
     /// Host settings.
     public let configuration: WOPIHostConfiguration
     /// The web front's sessions: the store when it is a ``WebSessionStore``, else this process's memory.
-    let webSessions: any WebSessionStore
+    package let webSessions: any WebSessionStore
     /// Which template each new document was made from: the store when it is a ``TemplateOriginStore``,
     /// else `nil` (the web front then offers no "New document from template").
-    let templateOrigins: (any TemplateOriginStore)?
+    package let templateOrigins: (any TemplateOriginStore)?
     /// `configuration.publicURL` as text, made once: Foundation rebuilds `absoluteString` on every call,
     /// and listings put it in every child's URL.
     let publicURLString: String
@@ -80,7 +80,7 @@ public struct WOPIBackend: Sendable {
 
     /// `file`'s body, streamed from the blob store as a response body. A body the store cuts off after the status
     /// went out is logged with the bytes sent and counted (`wopi_document_read_errors_total`).
-    func responseBody(of file: FileRecord, logger: Logger) async throws -> ResponseBody {
+    package func responseBody(of file: FileRecord, logger: Logger) async throws -> ResponseBody {
         let metrics = configuration.monitor.metrics
         return ResponseBody(blob: try await blobs.read(file.blobKey, size: file.size)) { sent, error in
             metrics?.recordDocumentReadError()
@@ -92,7 +92,7 @@ public struct WOPIBackend: Sendable {
 
     /// Deletes a body no file refers to any more, after ``WOPIHostConfiguration/retiredBodyGracePeriod``.
     /// If the process stops first, start-up garbage collection removes it.
-    func retire(_ key: BlobKey) {
+    package func retire(_ key: BlobKey) {
         let blobs = blobs
         let grace = configuration.retiredBodyGracePeriod
         Task {
@@ -145,13 +145,13 @@ public struct WOPIBackend: Sendable {
     }
 
     /// The file, if it exists and `user` owns it: the web front manages a user's own files.
-    func file(_ id: ResourceID, for user: UserRecord) async throws -> FileRecord {
+    package func file(_ id: ResourceID, for user: UserRecord) async throws -> FileRecord {
         guard let file = try await store.file(id: id), file.ownerID == user.id else { throw WOPIError.notFound("file not found") }
         return file
     }
 
     /// The container, if it exists and `user` owns it.
-    func container(_ id: ResourceID, for user: UserRecord) async throws -> ContainerRecord {
+    package func container(_ id: ResourceID, for user: UserRecord) async throws -> ContainerRecord {
         guard let container = try await store.container(id: id), container.ownerID == user.id else {
             throw WOPIError.notFound("container not found")
         }
@@ -178,7 +178,7 @@ public struct WOPIBackend: Sendable {
     }
 
     /// Records an audit event for the request in progress.
-    func audit(_ kind: AuditEvent.Kind, file: ResourceID? = nil, user: String? = nil, details: [String: String] = [:]) {
+    package func audit(_ kind: AuditEvent.Kind, file: ResourceID? = nil, user: String? = nil, details: [String: String] = [:]) {
         configuration.monitor.record(kind, user: user, file: file?.rawValue, details: details, now: configuration.now())
     }
 
@@ -206,7 +206,7 @@ public struct WOPIBackend: Sendable {
     ///
     /// A name is free when it is looked at, but another request may take it before the file is created: then the
     /// next free variant is taken, so creations that race for one name all succeed, each with its own name.
-    func createFile(namedLike proposed: String, in containerID: ResourceID, blob: StoredBlob) async throws -> FileRecord {
+    package func createFile(namedLike proposed: String, in containerID: ResourceID, blob: StoredBlob) async throws -> FileRecord {
         for _ in 0..<Self.nameRaceAttempts {
             let name = try await unusedFileName(like: proposed, in: containerID)
             do {
@@ -231,6 +231,11 @@ public struct WOPIBackend: Sendable {
             counter += 1
         }
         return candidate
+    }
+
+    /// The public URL's origin (RFC 6454 §6.2), which the host's own pages send as `Origin`.
+    package var publicOrigin: String {
+        RequestOriginRules.origin(of: configuration.publicURL) ?? ""
     }
 
     /// Splits `name.ext` into (`name`, `.ext`); a leading dot is part of the stem.

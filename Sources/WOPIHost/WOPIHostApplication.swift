@@ -8,11 +8,14 @@ import NIOPosix
 public enum WOPIHostApplication {
     /// The router with every WOPI route under `/wopi`, request logging, health checks at `/health`, `/health/live` and
     /// `/health/ready`, 431 for oversized headers (``WOPIHostConfiguration/headerLimits``), metrics and audit events
-    /// (``WOPIHostConfiguration/monitor``), and
-    /// sign-in (`/oauth2/*`, `/wopibootstrapper`) when the configuration has an ``WOPIHostConfiguration/officeRegistration``.
+    /// (``WOPIHostConfiguration/monitor``), and the routes of each of `extensions`, added in order after the host's own.
+    ///
+    /// Without extensions the host serves the WOPI protocol only: a provider that keeps its own authorization server
+    /// and pages embeds just this. The `WOPIAuthorization` product's routes add sign-in, the web front and the share pages.
     ///
     /// With `proofKeys`, every `/wopi` request must carry a valid WOPI proof (`wopi serve --discovery`).
-    public static func router(backend: WOPIBackend, proofKeys: ProofKeyCache? = nil) -> Router<WOPIRequestContext> {
+    public static func router(backend: WOPIBackend, proofKeys: ProofKeyCache? = nil,
+                              extensions: [any WOPIHostExtension] = []) -> Router<WOPIRequestContext> {
         let router = Router(context: WOPIRequestContext.self)
         // A route that reads its body sends `100 Continue` first; one that refuses before reading answers at once.
         router.add(middleware: ExpectContinueMiddleware())
@@ -23,7 +26,6 @@ public enum WOPIHostApplication {
         HealthController(backend: backend).addRoutes(to: router)
         router.add(middleware: RequestLogMiddleware())
         router.get("health") { _, _ in "ok" }
-        ShareController(backend: backend).addRoutes(to: router)
         let wopi = router.group("wopi")
         if proofKeys != nil || backend.configuration.webClients != nil {
             wopi.add(middleware: ProofKeyMiddleware(cache: proofKeys, webClients: backend.configuration.webClients,
@@ -33,17 +35,7 @@ public enum WOPIHostApplication {
         FilesController(backend: backend).addRoutes(to: wopi)
         ContainersController(backend: backend).addRoutes(to: wopi)
         EcosystemController(backend: backend).addRoutes(to: wopi)
-        // Sign-in (OAuth 2.0 server, bootstrapper, app-to-app) when the configuration has an Office registration.
-        // One throttle and password checker for every password form of this host.
-        let signIn = SignInGuard(policy: backend.configuration.authorizationPolicy, store: backend.store)
-        let authorization = AuthorizationServer(backend: backend, sharing: signIn)
-        authorization?.addRoutes(to: router)
-        // Sign-in through the operator's OpenID Connect provider, for the web front and Office's authorization page.
-        if let openID = backend.configuration.openIDSignIn, let store = backend.store as? any WOPIStore & IdentityLinkStore {
-            OpenIDSignInController(backend: backend, signIn: openID, store: store, authorization: authorization).addRoutes(to: router)
-        }
-        // Web front: the file browser at `/` for the provider's users.
-        WebFrontController(backend: backend, sharing: signIn).addRoutes(to: router)
+        for routes in extensions { routes.addRoutes(to: router, backend: backend) }
         return router
     }
 
@@ -66,17 +58,20 @@ public enum WOPIHostApplication {
     ///
     /// `eventLoops` reads and writes the connections; the request handlers run on Swift concurrency's
     /// own pool. `wopi serve` gives it fewer threads than cores (``defaultEventLoopCount``).
-    public static func make(backend: WOPIBackend, proofKeys: ProofKeyCache? = nil, host: String = "127.0.0.1", port: Int = 8080,
+    ///
+    /// `extensions` add their routes as in ``router(backend:proofKeys:extensions:)``.
+    public static func make(backend: WOPIBackend, proofKeys: ProofKeyCache? = nil, extensions: [any WOPIHostExtension] = [],
+                            host: String = "127.0.0.1", port: Int = 8080,
                             idleTimeout: Duration = .seconds(60), eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                             logger: Logger = Logger(label: "wopi")) -> some ApplicationProtocol {
-        Application(router: router(backend: backend, proofKeys: proofKeys),
+        Application(router: router(backend: backend, proofKeys: proofKeys, extensions: extensions),
                     server: .http1(configuration: .init(additionalChannelHandlers: channelHandlers(), idleTimeout: TimeAmount(idleTimeout))),
                     configuration: .init(address: .hostname(host, port: port), serverName: "WOPIKit"),
                     eventLoopGroupProvider: .shared(eventLoops), logger: logger)
     }
 
-    /// The channel handlers each HTTP/1.1 connection of a server running ``router(backend:proofKeys:)`` needs
-    /// (Hummingbird's `HTTP1Channel.Configuration.additionalChannelHandlers`; ``make(backend:proofKeys:host:port:idleTimeout:eventLoops:logger:)``
+    /// The channel handlers each HTTP/1.1 connection of a server running ``router(backend:proofKeys:extensions:)`` needs
+    /// (Hummingbird's `HTTP1Channel.Configuration.additionalChannelHandlers`; ``make(backend:proofKeys:extensions:host:port:idleTimeout:eventLoops:logger:)``
     /// adds them): `Expect: 100-continue` handling (RFC 9110 §10.1.1), so a client that waits for `100 Continue`
     /// before it uploads gets it as soon as the route reads the body, or the refusal at once. New ones per connection.
     public static func channelHandlers() -> [any RemovableChannelHandler] {

@@ -20,14 +20,9 @@ public struct WOPIHostConfiguration: Sendable {
     public var shareLinkLifetime: TimeInterval = 7 * 24 * 3600
     /// The clock; tests move it.
     public var now: @Sendable () -> Date
-    /// Office's sign-in registration; with it the host serves `/oauth2/*` and `/wopibootstrapper`
-    /// (``AuthorizationServer``). `nil` turns sign-in off.
-    public var officeRegistration: OfficeRegistration? = nil
-    /// Sign-in through the operator's OpenID Connect provider, beside or instead of passwords; `nil` for passwords only.
-    /// Needs a store that is an ``IdentityLinkStore`` (SQLite and PostgreSQL are).
-    public var openIDSignIn: OpenIDSignIn? = nil
-    /// Lifetimes and limits of sign-in: codes, OAuth tokens, failed passwords.
-    public var authorizationPolicy = AuthorizationPolicy()
+    /// Settings of the products built on the host, each under a key of its own (the `WOPIAuthorization` product keeps
+    /// its Office registration, sign-in policy and OpenID Connect sign-in here); the host itself reads none of them.
+    package var productSettings: [ObjectIdentifier: any Sendable] = [:]
     /// Metrics and audit log; off by default.
     public var monitor = HostMonitor()
     /// How many replaced bodies each file keeps as versions (`wopi serve --keep-versions`); 0 keeps none.

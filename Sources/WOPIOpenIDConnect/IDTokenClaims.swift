@@ -1,6 +1,6 @@
 import Foundation
+import WOPIAuthorization
 import WOPICore
-import WOPIHost
 
 /// The claims of an id_token whose signature verified, and the rules they must meet
 /// (OpenID Connect Core 1.0 §3.1.3.7, steps 2–3 and 9–11).

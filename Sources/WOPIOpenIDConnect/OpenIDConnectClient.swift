@@ -2,8 +2,8 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import Logging
+import WOPIAuthorization
 import WOPICore
-import WOPIHost
 
 /// The host's client of its OpenID Connect provider: the discovery document and JWKS read at start, the
 /// authorization request (code flow with PKCE S256), the code redeemed at the token endpoint, and the

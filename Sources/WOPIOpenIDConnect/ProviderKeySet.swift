@@ -1,8 +1,8 @@
 import Foundation
 import JWTKit
 import Logging
+import WOPIAuthorization
 import WOPICore
-import WOPIHost
 
 /// The provider's signing keys (its JWKS) and the signature check of its id_tokens, through JWTKit.
 ///

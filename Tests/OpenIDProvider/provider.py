@@ -9,7 +9,7 @@ virtual environment's Python, on 127.0.0.1, with every file in a temporary folde
       and one RSA signing key
   provider.py serve  FOLDER PORT        the provider at http://127.0.0.1:PORT/openid (Django's server, no reloader)
   provider.py rotate FOLDER PORT        replaces every signing key with a new one (a key rotation); prints its kid
-  provider.py redirect FOLDER PORT URI  makes URI the client's only redirect URI
+  provider.py redirect FOLDER PORT URI  makes URI the host's client's only redirect URI
   provider.py app-token FOLDER PORT CLIENT_ID USER PASSWORD
       signs USER in at the running provider as the public client CLIENT_ID (the provider's iOS app, or another app of
       the same provider) through its token endpoint, and prints the id_token it issued to that client
@@ -144,7 +144,7 @@ def main():
     elif command == "redirect":
         from oidc_provider.models import Client
 
-        client = Client.objects.get()
+        client = Client.objects.get(client_type="confidential")
         client.redirect_uris = [sys.argv[4]]
         client.save()
     elif command == "app-token":

@@ -4,6 +4,7 @@ import HTTPTypes
 import OfficeURLScheme
 import Testing
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 
 /// Sign-in end to end over HTTP: the bootstrapper challenge, the web flow, and app-to-app.

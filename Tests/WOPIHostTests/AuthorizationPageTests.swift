@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+@testable import WOPIAuthorization
 @testable import WOPIHost
 
 /// The sign-in page in English, German and Simplified Chinese, chosen by `rs` or Accept-Language.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Testing
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 
 /// Each way sign-in must say no, over HTTP.

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 import WOPIStoreSQLite
 
@@ -51,7 +52,7 @@ struct SignInFixture: Sendable {
     /// Runs `body` against the host listening on 127.0.0.1.
     func serve<Value: Sendable>(_ body: @Sendable (HTTPSession) async throws -> Value) async throws -> Value {
         defer { try? FileManager.default.removeItem(at: dataURL) }
-        let app = Application(router: WOPIHostApplication.router(backend: backend),
+        let app = Application(router: WOPIHostApplication.router(backend: backend, extensions: [AuthorizationRoutes()]),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         return try await app.test(.live) { client in try await body(HTTPSession(client: client)) }
     }

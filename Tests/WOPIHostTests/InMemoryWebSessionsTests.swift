@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 
 /// The web sessions a host keeps in memory when its store keeps none.

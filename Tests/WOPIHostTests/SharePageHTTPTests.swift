@@ -3,6 +3,7 @@ import NIOHTTP1
 import Testing
 import TestSupport
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 
 /// The share-link pages over raw HTTP: the visitor's language, the invalid-link page, `HEAD`, and

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 
 /// Sharing and permissions over real HTTP: every WOPI operation checked against the caller's

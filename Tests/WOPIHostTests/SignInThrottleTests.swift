@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 
 /// The throttle's policy — attempts, window, back-off — on each counter it can use: the store's

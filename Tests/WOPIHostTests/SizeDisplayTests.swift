@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import Testing
+@testable import WOPIAuthorization
 @testable import WOPIHost
 
 /// The configured upload limit is shown as the operator wrote it: `--max-file-size` reads `M` as

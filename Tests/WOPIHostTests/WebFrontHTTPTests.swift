@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 
 /// The web front over plain HTTP, as a browser without JavaScript uses it: cookies, CSRF, the

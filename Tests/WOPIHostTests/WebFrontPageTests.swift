@@ -8,6 +8,7 @@ import NIOCore
 import Synchronization
 import Testing
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 import WOPIStoreSQLite
 
@@ -35,7 +36,7 @@ struct WebFrontPageTests {
             let user = try await storage.store.createUser(name: "carol", displayName: displayName,
                                                           passwordHash: PasswordHash(hashing: password, logN: 10))
             let logs = LogRecorder()
-            let app = Application(router: WOPIHostApplication.router(backend: backend), logger: Logger(label: "pages") { _ in logs.handler })
+            let app = Application(router: WOPIHostApplication.router(backend: backend, extensions: [AuthorizationRoutes()]), logger: Logger(label: "pages") { _ in logs.handler })
             let host = Host(storage: storage, databasePath: folder.appendingPathComponent("wopi.sqlite").path, backend: backend, user: user, logs: logs)
             try await app.test(.router) { client in
                 try await body(host, client, try await signIn(client))

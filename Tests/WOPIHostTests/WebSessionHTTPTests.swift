@@ -4,6 +4,7 @@ import NIOHTTP1
 import Testing
 import TestSupport
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 import WOPIStorePostgres
 

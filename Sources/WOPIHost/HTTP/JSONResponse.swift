@@ -5,7 +5,7 @@ import Synchronization
 
 /// WOPI JSON bodies use PascalCase property names; Swift types keep Swift names and this encoder
 /// upper-cases the first letter (`baseFileName` → `BaseFileName`, `SHA256` stays as it is).
-enum WOPIJSON {
+package enum WOPIJSON {
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .custom { path in PascalKey(stringValue: pascalCase(path.last!.stringValue)) }
@@ -14,7 +14,7 @@ enum WOPIJSON {
     }()
 
     /// A 200 (or `status`) response with `value` as JSON.
-    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+    package static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
         if let flat = FlatJSONEncoder.encode(value) { // the same bytes, without Foundation's value tree

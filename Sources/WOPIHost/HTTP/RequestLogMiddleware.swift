@@ -6,8 +6,8 @@ import Logging
 ///
 /// Hummingbird's own request logger prints the URI with its query, and WOPI puts the access
 /// token in the query, so this one logs the path only — never a token.
-struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+package struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
@@ -23,7 +23,7 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// The path with any secret in it replaced: a share link's path segment is its bearer token.
-    static func loggablePath(_ path: String) -> String {
+    package static func loggablePath(_ path: String) -> String {
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if let share = segments.firstIndex(of: "share"), segments.indices.contains(share + 1) {
             segments[share + 1] = "<token>"

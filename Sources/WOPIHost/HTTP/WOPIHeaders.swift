@@ -33,7 +33,7 @@ extension HTTPField.Name {
 
 extension HTTPFields {
     /// The value of a header that must appear at most once; a doubled header is a malformed request.
-    func single(_ name: HTTPField.Name) throws(WOPIError) -> String? {
+    package func single(_ name: HTTPField.Name) throws(WOPIError) -> String? {
         let values = self[values: name]
         guard values.count <= 1 else { throw .badRequest("header \(name) appears more than once") }
         return values.first

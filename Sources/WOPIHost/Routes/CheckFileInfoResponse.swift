@@ -65,16 +65,22 @@ struct CheckFileInfoResponse: Encodable {
 /// The share URL kinds this host hands out (GetShareUrl.rst, `X-WOPI-UrlType`).
 ///
 /// A `ReadOnly` link shows the item to anyone who has it; a `ReadWrite` link lets a signed-in user
-/// who opens it add the item to their "Shared with me" as an editor (``ShareController``).
+/// who opens it add the item to their "Shared with me" as an editor (the share pages of `WOPIAuthorization`).
 enum ShareURLType: String, CaseIterable {
     case readOnly = "ReadOnly"
     case readWrite = "ReadWrite"
 }
 
 /// A `{Name, Url}` pair: a child container, an ancestor, or a container pointer.
-struct NamedURL: Encodable {
+package struct NamedURL: Encodable {
     var name: String
     var url: String
+
+    /// The pair of `name` and `url`.
+    package init(name: String, url: String) {
+        self.name = name
+        self.url = url
+    }
 }
 
 /// An entry of EnumerateChildren's `ChildFiles` (docs/rest/src/_fragments/child_file.rst).
@@ -87,7 +93,7 @@ struct ChildFile: Encodable {
 }
 
 /// The CheckContainerInfo body (docs/rest/src/containers/CheckContainerInfo.rst).
-struct ContainerInfo: Encodable {
+package struct ContainerInfo: Encodable {
     /// This host has no education or business licensing; both values are the same for every
     /// container and file, which keeps CheckFileInfo equal to its parent container as iOS requires.
     static let isEduUser = false
@@ -105,7 +111,7 @@ struct ContainerInfo: Encodable {
 
     /// The info of `container` for a caller with `role` (`AccessRules`). A user's root cannot be deleted
     /// (every file must keep a home), but it can be renamed; "Shared with me" can be neither, nor shared.
-    init(_ container: ContainerRecord, role: AccessRole = .owner, isSharedWithMe: Bool = false) {
+    package init(_ container: ContainerRecord, role: AccessRole = .owner, isSharedWithMe: Bool = false) {
         name = container.name
         let canChange = role >= .editor && !isSharedWithMe
         userCanCreateChildContainer = canChange
@@ -117,9 +123,15 @@ struct ContainerInfo: Encodable {
 }
 
 /// CreateChildContainer's and GetRootContainer's answer.
-struct ContainerPointerResponse: Encodable {
+package struct ContainerPointerResponse: Encodable {
     var containerPointer: NamedURL
     var containerInfo: ContainerInfo
+
+    /// The answer pointing at `containerPointer`, described by `containerInfo`.
+    package init(containerPointer: NamedURL, containerInfo: ContainerInfo) {
+        self.containerPointer = containerPointer
+        self.containerInfo = containerInfo
+    }
 }
 
 /// EnumerateChildren's answer.

@@ -380,6 +380,6 @@ struct FilesController<Context: RequestContext>: Sendable {
 }
 
 /// Runs a store call and maps ``WOPIStoreError`` to its protocol status.
-func mapStoreErrors<T>(_ body: () async throws -> T) async throws -> T {
+package func mapStoreErrors<T>(_ body: () async throws -> T) async throws -> T {
     do { return try await body() } catch let error as WOPIStoreError { throw WOPIError(error) }
 }

@@ -6,24 +6,24 @@ import WOPICore
 /// user) and is the second ancestor of every shared item seen from the user's side. Its id is
 /// `shared-with-<user id>`: random ids are 32 hex digits, so it can never be a stored container's id, and
 /// it names its one user, so a token for it is only honoured for that user.
-enum SharedWithMe {
+package enum SharedWithMe {
     /// The container's name, as Office shows it.
-    static let name = "Shared with me"
+    package static let name = "Shared with me"
     private static let prefix = "shared-with-"
 
     /// The container of `userID`.
-    static func id(for userID: ResourceID) -> ResourceID {
+    package static func id(for userID: ResourceID) -> ResourceID {
         ResourceID(prefix + userID.rawValue)!
     }
 
     /// The user whose "Shared with me" `id` is, or `nil` for any other id.
-    static func userID(in id: ResourceID) -> ResourceID? {
+    package static func userID(in id: ResourceID) -> ResourceID? {
         guard id.rawValue.hasPrefix(prefix) else { return nil }
         return ResourceID(String(id.rawValue.dropFirst(prefix.count)))
     }
 
     /// The container as a record: owned by `user`, under their root.
-    static func container(for user: UserRecord) -> ContainerRecord {
+    package static func container(for user: UserRecord) -> ContainerRecord {
         ContainerRecord(id: id(for: user.id), parentID: user.rootContainerID, ownerID: user.id, name: name)
     }
 }

@@ -35,22 +35,22 @@ struct AuthorizedContainer: Sendable {
 }
 
 /// A user's access to a file or a container, whichever a share or a link names.
-struct ItemAccess: Sendable {
+package struct ItemAccess: Sendable {
     /// The user.
-    var user: UserRecord
+    package var user: UserRecord
     /// The item's name.
-    var name: String
+    package var name: String
     /// The item's owner.
-    var ownerID: ResourceID
+    package var ownerID: ResourceID
     /// The user's role on it; `nil` when they may not open it.
-    var role: AccessRole?
+    package var role: AccessRole?
     /// The file, when the item is one.
-    var file: FileRecord?
+    package var file: FileRecord?
 }
 
 extension WOPIBackend {
     /// `userID`'s access to a file or (`isContainer`) a container, in one store read; `nil` when the user or the item does not exist.
-    func access(to itemID: ResourceID, isContainer: Bool, by userID: ResourceID) async throws -> ItemAccess? {
+    package func access(to itemID: ResourceID, isContainer: Bool, by userID: ResourceID) async throws -> ItemAccess? {
         if isContainer {
             guard let access = try await store.containerAccess(itemID, by: userID), let container = access.container else { return nil }
             return ItemAccess(user: access.user, name: container.name, ownerID: container.ownerID, role: access.role, file: nil)

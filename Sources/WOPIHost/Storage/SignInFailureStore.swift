@@ -19,18 +19,21 @@ public protocol SignInFailureStore: Sendable {
 }
 
 /// Failures counted in this process only: the fallback for a store that is not a ``SignInFailureStore``.
-actor InMemorySignInFailures: SignInFailureStore {
+package actor InMemorySignInFailures: SignInFailureStore {
+    /// An empty record of failures.
+    package init() {}
+
     private var failures: [String: [Date]] = [:]
 
     /// The most keys remembered at once; beyond it the stalest are forgotten first.
     static let capacity = 10_000
 
-    func signInFailures(key: String, after since: Date) -> (count: Int, oldest: Date?) {
+    package func signInFailures(key: String, after since: Date) -> (count: Int, oldest: Date?) {
         let recent = (failures[key] ?? []).filter { $0 > since }
         return (recent.count, recent.first)
     }
 
-    func recordSignInFailure(key: String, at time: Date, forgettingThrough expired: Date) {
+    package func recordSignInFailure(key: String, at time: Date, forgettingThrough expired: Date) {
         failures[key] = (failures[key] ?? []).filter { $0 > expired } + [time]
         guard failures.count > Self.capacity else { return }
         failures = failures.compactMapValues { times in
@@ -43,7 +46,7 @@ actor InMemorySignInFailures: SignInFailureStore {
         }
     }
 
-    func clearSignInFailures(key: String) {
+    package func clearSignInFailures(key: String) {
         failures[key] = nil
     }
 }

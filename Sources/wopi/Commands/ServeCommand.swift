@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOPosix
 import OfficeURLScheme
+import WOPIAuthorization
 import WOPICore
 import WOPIHost
 import WOPIOpenIDConnect
@@ -144,7 +145,7 @@ struct ServeCommand: AsyncParsableCommand {
         let proofKeys = try await proofKeyOptions.loadCache(logger: logger)
         if proofKeys != nil { logger.notice("checking WOPI proof keys", metadata: ["discovery": "\(proofKeyOptions.discovery ?? "")"]) }
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoops)
-        let app = WOPIHostApplication.make(backend: backend, proofKeys: proofKeys, host: host, port: port,
+        let app = WOPIHostApplication.make(backend: backend, proofKeys: proofKeys, extensions: [AuthorizationRoutes()], host: host, port: port,
                                            idleTimeout: .seconds(idleTimeout), eventLoops: eventLoops, logger: logger)
         // Discovery is read again every 12 hours while the host runs.
         let refresh = Task { [clients = configuration.webClients] in await clients?.keepFresh() }

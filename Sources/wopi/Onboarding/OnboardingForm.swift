@@ -1,4 +1,5 @@
 import Foundation
+import WOPIAuthorization
 import WOPIHost
 
 /// The onboarding form (onboarding.rst's table) and the checks on its values.

@@ -1,3 +1,4 @@
+import WOPIAuthorization
 import WOPIHost
 
 /// The Office registration `wopi serve` last ran with, recorded for `wopi onboarding` under names of

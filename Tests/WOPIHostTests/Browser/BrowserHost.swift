@@ -3,6 +3,7 @@ import TestSupport
 import Hummingbird
 import Logging
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 import WOPIStoreSQLite
 
@@ -49,7 +50,7 @@ struct BrowserHost: Sendable {
             var logger = Logger(label: "wopi-browser-tests")
             logger.logLevel = ProcessInfo.processInfo.environment["WOPI_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
             let (running, runningContinuation) = AsyncStream.makeStream(of: Void.self)
-            let app = Application(router: WOPIHostApplication.router(backend: backend),
+            let app = Application(router: WOPIHostApplication.router(backend: backend, extensions: [AuthorizationRoutes()]),
                                   configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "WOPIKit"),
                                   onServerRunning: { _ in
                                       runningContinuation.yield()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 import WOPIOpenIDConnect
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 
 /// The share-link pages as a recipient sees them on a 320 px phone whose browser speaks German or

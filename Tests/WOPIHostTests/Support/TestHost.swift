@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import WOPICore
+@testable import WOPIAuthorization
 @testable import WOPIHost
 import WOPIStorePostgres
 
@@ -56,7 +57,7 @@ struct TestHost: Sendable {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         // The same router and server settings as `WOPIHostApplication.make`, plus a callback that
         // reports the port the kernel chose for port 0.
-        let app = Application(router: WOPIHostApplication.router(backend: backend, proofKeys: proofKeys),
+        let app = Application(router: WOPIHostApplication.router(backend: backend, proofKeys: proofKeys, extensions: [AuthorizationRoutes()]),
                               server: .http1(configuration: .init(additionalChannelHandlers: WOPIHostApplication.channelHandlers())),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "WOPIKit"),
                               onServerRunning: { channel in

@@ -18,17 +18,20 @@ struct FileChunks: AsyncSequence, Sendable {
 }
 
 /// In-memory bytes as a one-chunk body, for small generated documents.
-struct DataChunks: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
+package struct DataChunks: AsyncSequence, Sendable {
+    package typealias Element = ByteBuffer
     let data: Data
 
-    struct AsyncIterator: AsyncIteratorProtocol {
+    /// A body of `data`.
+    package init(data: Data) { self.data = data }
+
+    package struct AsyncIterator: AsyncIteratorProtocol {
         var data: Data?
-        mutating func next() async throws -> ByteBuffer? {
+        package mutating func next() async throws -> ByteBuffer? {
             defer { data = nil }
             return data.map { ByteBuffer(bytes: $0) }
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(data: data) }
+    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(data: data) }
 }
