@@ -108,7 +108,7 @@ struct S3Client: Sendable {
 
     private func serverError(_ response: HTTPClientResponse) async throws -> ServerError {
         let body = (try? await response.body.collect(upTo: 1024 * 1024)) ?? ByteBuffer()
-        let decoded = try? XMLDecoder().decode(ErrorResponse.self, from: Data(buffer: body))
+        let decoded = try? Self.decode(ErrorResponse.self, from: body)
         return ServerError(status: response.status, code: decoded?.code ?? response.status.reasonPhrase,
                            message: decoded?.message ?? "", bucketRegion: decoded?.region ?? response.headers.first(name: "x-amz-bucket-region"))
     }
@@ -126,6 +126,16 @@ struct S3Client: Sendable {
         return "\(error)"
     }
 
+    /// An XML answer as `type`. S3 answers in UTF-8, and swift-corelibs-foundation's XMLParser (under
+    /// XMLCoder) traps on an element or attribute name that is not, so such an answer is refused first.
+    static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {
+        let data = Data(buffer: body)
+        guard !transcode(data.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true, into: { _ in }) else {
+            throw S3BlobStoreError.requestFailed("the S3 server's answer is not UTF-8 XML")
+        }
+        return try XMLDecoder().decode(type, from: data)
+    }
+
     // MARK: Calls
 
     /// `ListObjectsV2` of at most one key: proves the bucket exists and the keys and region are right.
@@ -138,7 +148,7 @@ struct S3Client: Sendable {
         var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", location.prefix)]
         if let continuation { query.append(("continuation-token", continuation)) }
         let (_, body) = try await sendCollecting(.GET, query: query, timeout: timeout)
-        return try XMLDecoder().decode(ListBucketResult.self, from: Data(buffer: body))
+        return try Self.decode(ListBucketResult.self, from: body)
     }
 
     /// One page of `ListMultipartUploads` under the store's prefix.
@@ -147,7 +157,7 @@ struct S3Client: Sendable {
         if let keyMarker { query.append(("key-marker", keyMarker)) }
         if let uploadIDMarker { query.append(("upload-id-marker", uploadIDMarker)) }
         let (_, body) = try await sendCollecting(.GET, query: query, timeout: timeout)
-        return try XMLDecoder().decode(ListMultipartUploadsResult.self, from: Data(buffer: body))
+        return try Self.decode(ListMultipartUploadsResult.self, from: body)
     }
 
     /// Creates the bucket (for tests and first set-up).
@@ -166,7 +176,7 @@ struct S3Client: Sendable {
 
     func createMultipartUpload(_ key: String) async throws -> String {
         let (_, body) = try await sendCollecting(.POST, key: key, query: [("uploads", "")], timeout: timeout)
-        return try XMLDecoder().decode(InitiateMultipartUploadResult.self, from: Data(buffer: body)).uploadID
+        return try Self.decode(InitiateMultipartUploadResult.self, from: body).uploadID
     }
 
     /// Uploads one part; returns its ETag.
@@ -184,7 +194,7 @@ struct S3Client: Sendable {
         let xml = try XMLEncoder().encode(parts, withRootKey: "CompleteMultipartUpload")
         let (status, body) = try await sendCollecting(.POST, key: key, query: [("uploadId", uploadID)], body: ByteBuffer(bytes: xml), timeout: timeout)
         // S3 may answer 200 and still fail: the error is in the body.
-        if let error = try? XMLDecoder().decode(ErrorResponse.self, from: Data(buffer: body)), let code = error.code {
+        if let error = try? Self.decode(ErrorResponse.self, from: body), let code = error.code {
             throw ServerError(status: status, code: code, message: error.message ?? "", bucketRegion: nil)
         }
     }

@@ -140,3 +140,20 @@ struct DiscoveryDocumentTests {
         #expect(plain.pemRepresentation.hasPrefix("-----BEGIN PUBLIC KEY-----"))
     }
 }
+
+/// Inputs the `discovery-xml` fuzz target (Fuzz/) found.
+extension DiscoveryDocumentTests {
+    /// Collabora's discovery with one byte of the `name` attribute replaced by 0xE5 (not UTF-8), as
+    /// the fuzzer left it; Foundation's XMLParser trapped on it, so a client's discovery could stop the host.
+    @Test("a discovery document whose element or attribute names are not UTF-8 is refused, not a crash")
+    func namesThatAreNotUTF8AreRefused() {
+        let attribute = Data(#"<?xml version="1.0" encoding="utf-8"?>"#.utf8) + Data("\n<wopi-discovery><net-zone nam".utf8) + Data([0xE5])
+            + Data(#"="external-http"><app name="writer"><action ext="odt" name="edit" urlsrc="https://cool.example/"/></app></net-zone></wopi-discovery>"#.utf8)
+        let element = Data("<wopi-discovery><net-zone".utf8) + Data([0xFF, 0xFF]) + Data("/></wopi-discovery>".utf8)
+        for xml in [attribute, element] {
+            #expect(throws: DiscoveryDocument.ParseError.malformedXML(line: 1, column: 1, reason: "the document is not UTF-8")) {
+                try DiscoveryDocument(xml: xml)
+            }
+        }
+    }
+}

@@ -130,3 +130,19 @@ struct DefinitionsTests {
         #expect(try #require(definitions.resource(id: "WordZeroByteDocument")).content.isEmpty == false)
     }
 }
+
+/// Inputs the `validator-definitions` fuzz target (Fuzz/) found.
+extension DefinitionsTests {
+    /// A property element whose name the fuzzer broke with two 0xFF bytes (not UTF-8); Foundation's
+    /// XMLParser trapped on it, so a damaged TestCases.xml stopped `wopi validate`.
+    @Test("definitions whose element names are not UTF-8 are refused with an error, not a crash")
+    func elementNamesThatAreNotUTF8AreRefused() {
+        let xml = Data("<WopiValidation><Resources/><TestGroup Name=\"G\"><TestCases><TestCase Name=\"C\"><Requests><CheckFileInfo><Validators><JsonResponseContentValidator><StringR".utf8)
+            + Data([0xFF, 0xFF]) + Data("egexProperty Name=\"BaseFileName\" ExpectedValue=\"x\" IsRequired=\"true\"/></JsonResponseContentValidator></Validators></CheckFileInfo></Requests></TestCase></TestCases></TestGroup></WopiValidation>".utf8)
+        #expect {
+            _ = try ValidatorDefinitions(xml: xml, schemas: [:])
+        } throws: { error in
+            (error as? DefinitionError)?.reason == "malformed XML: the document is not UTF-8"
+        }
+    }
+}

@@ -30,6 +30,7 @@ final class MultipartFormReader: @unchecked Sendable {
     }
 
     private let parser: MultipartParser
+    private var headerNames: HeaderNameGuard
     private var source: RequestBody.AsyncIterator
     private var events: [Event] = []
     private var next = 0
@@ -39,6 +40,7 @@ final class MultipartFormReader: @unchecked Sendable {
     init?(contentType: String?, body: RequestBody) {
         guard let contentType, let boundary = Self.boundary(in: contentType) else { return nil }
         parser = MultipartParser(boundary: boundary)
+        headerNames = HeaderNameGuard(boundary: boundary)
         source = body.makeAsyncIterator()
         parser.onHeader = { [unowned self] name, value in events.append(.header(name, value)) }
         parser.onBody = { [unowned self] buffer in events.append(.body(buffer)) }
@@ -109,6 +111,7 @@ final class MultipartFormReader: @unchecked Sendable {
             events.removeAll(keepingCapacity: true)
             next = 0
             guard let chunk = try await source.next() else { return nil }
+            guard headerNames.accepts(chunk) else { throw Problem.malformed }
             do { try parser.execute(chunk) } catch { throw Problem.malformed }
         }
         return events[next]
@@ -152,5 +155,86 @@ final class MultipartFormReader: @unchecked Sendable {
             }
         }
         return nil
+    }
+}
+
+/// Refuses a body in which a part's header name holds a byte above 0x7F before MultipartKit sees it:
+/// its parser (4.7) looks such a byte up in a 128-entry table and traps, which would stop the host.
+///
+/// It follows the body as MultipartKit does, with one difference that only widens what it checks: it
+/// finds every `--boundary`, where MultipartKit finds those after a line break. After one, as after
+/// each CR LF of a part's headers, the text up to `:` or CR is a header name and is checked; the
+/// headers end at an empty line. So every header name MultipartKit reads is checked, and at most a
+/// body with `--boundary` in the middle of a line is refused that MultipartKit would have read; browsers
+/// pick boundaries that never appear in the data.
+struct HeaderNameGuard {
+    private enum Place {
+        /// In a body, a preamble or an epilogue.
+        case data
+        /// After `--boundary`, before its line ends.
+        case boundaryLine
+        /// In a header name; whether it is still empty.
+        case name(empty: Bool)
+        /// In a header value, which may hold any byte (a browser sends a file name as UTF-8).
+        case value
+        /// After the CR that ends a header line.
+        case lineEnd
+        /// After the CR of the empty line that ends the headers.
+        case headersEnd
+    }
+
+    private let pattern: [UInt8]
+    /// Knuth–Morris–Pratt: for each prefix length, the longest proper prefix that is also its suffix.
+    private let fallback: [Int]
+    private var matched = 0
+    private var place = Place.data
+
+    init(boundary: String) {
+        pattern = Array("--\(boundary)".utf8)
+        var fallback = [0]
+        var length = 0
+        for index in pattern.indices.dropFirst() {
+            while length > 0, pattern[index] != pattern[length] { length = fallback[length - 1] }
+            if pattern[index] == pattern[length] { length += 1 }
+            fallback.append(length)
+        }
+        self.fallback = fallback
+    }
+
+    /// Reads the next chunk of the body; `false` when a header name holds a byte above 0x7F.
+    mutating func accepts(_ chunk: ByteBuffer) -> Bool {
+        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
+        for byte in chunk.readableBytesView {
+            while matched > 0, byte != pattern[matched] { matched = fallback[matched - 1] }
+            if byte == pattern[matched] { matched += 1 }
+            if matched == pattern.count {
+                matched = fallback[matched - 1]
+                place = .boundaryLine
+                continue
+            }
+            switch place {
+            case .data:
+                break
+            case .boundaryLine:
+                if byte == lf { place = .name(empty: true) }
+            case .name(let empty):
+                if byte == cr {
+                    place = empty ? .headersEnd : .lineEnd
+                } else if byte == UInt8(ascii: ":") {
+                    place = .value
+                } else if byte > 0x7F {
+                    return false
+                } else {
+                    place = .name(empty: false)
+                }
+            case .value:
+                if byte == cr { place = .lineEnd }
+            case .lineEnd:
+                place = byte == lf ? .name(empty: true) : .value
+            case .headersEnd:
+                place = .data
+            }
+        }
+        return true
     }
 }

@@ -30,6 +30,11 @@ public struct XMLNode: Sendable, Hashable {
 
     /// Parses an XML document into its root element.
     public static func parse(_ data: Data) throws(DefinitionError) -> XMLNode {
+        // swift-corelibs-foundation's XMLParser traps on an element or attribute name that is not
+        // UTF-8, so bytes that are not UTF-8 never reach it.
+        guard !transcode(data.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true, into: { _ in }) else {
+            throw DefinitionError(line: 1, reason: "malformed XML: the document is not UTF-8")
+        }
         let delegate = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.delegate = delegate

@@ -1,0 +1,63 @@
+/// Proof keys made for the fuzz targets only (they sign nothing anywhere else), so that the seed
+/// corpora of `wopi-headers` and `discovery-xml` carry signatures that verify and keys that load. Those seeds
+/// were printed by the targets' seed mode: `WOPI_FUZZ_TARGET=wopi-headers WOPI_FUZZ_SEED='<url>' WOPIFuzz`.
+enum FuzzKeys {
+    static let currentPEM = """
+-----BEGIN RSA PRIVATE KEY-----
+MIIEpAIBAAKCAQEA6NeqUpX4PMEcYIs9tFWwRUfCSaFiOAtxoiSV9VlLGPjK9HHC
+yvpYEGwtSj0duTLBfQ7hs9oylkJTAs2QZl0AU9nIQw/7gYoxm61VbFdwGrersTr5
+zZL7Zp4zCSCxoosZalW6mBTElWZLewSsIvnhk/4BbzwrvNpmoQ+rkvYR3SsJDaeq
+yyI7uZ0WDdJpjTBZSlQHc51AQKGYIxqiK931hZgTaRTwX8rbtaxTgYzTfgnTToxd
+8FzztgpxQPOms8WfDlwR73mLnHQWjsrdzzdlZtSir9rYPqupDsQCmS/DDtqbn20B
+rjNZqO6gPjfnpI5LyTfttzm1mSNFKe8Q//lqKwIDAQABAoIBAFUoc1mrEdQeiKNi
+qZmn8UUVXqCRTpvSy6eSm+nU05t5erj2VljoQIcZGWNagOF4B74WUEP4HKJJ9ZRD
+3HkjsHf6YbztPn39LfGS7ngmbpDG9htmx3ABPsMkPuQque0J1KzIV+tBRTii5h5C
+8jYEkBURRDMLna9/bSOg2I5yQsxRO3MFIhw4Kf46lWYnVORJDoKYnI2RkSYfYPtt
+FLnyRNrpU/3uq+6f68xyJokgZopj/nl83HSsrBvrG6MF9ZbQXPSxu+C7ALDSZSmw
+/IdKGqjMKyBnVWXEBEo0sNpVnli/xQqi/h7LY4RQbC6sV+70gijmMgDWykaNENR4
+BdtF1mkCgYEA9ECPP2direrfvJdE4MwvPVy7iHhDYM9CxW/8rM+sNfGl4DuoJvVi
+/qafOcd0xNPbPv/ffJtwb01UKGO4o1Q6pfmkIHKH1ANAJrcJ9sllMTP974sfjit5
+/kWHll6059nvezzLZfuuogvpkOablG9LgioyHV4RFQ6PaC6JnDovkz0CgYEA9Aqe
+ixiec/Ir18MqrOPYNIHvca7IE6xy9xyIUtMW22jGEbvwHX00dDRsMxRSvUKxeEbS
+U5Xpw5PhUipbw3wwOTooKCVNNlLyJTkKTpEen4cRDwK9z+OxjezS0wyJx8DwJgfp
+O+VXYBcTpOZT+tL0BJgmwOHyEfFc2tGgaKhmKYcCgYEAlTU3DNF4S6wWf1udHQI+
+vWp/uS9WYbZbIMd3gI3gspdq8F8hKqNulQdub1pz76VH4uVmPfWqqqN/jKjWaxgS
+N8AXziaI6TAPKVdZg+OlqHgNYR8I6M2QWY9Z87bpJlVQ4WTTD/q+xIkoZncphXSz
+mNF0CdKj9swNOORs9f3pgDUCgYEA8CZzFhZH93lcw5p/KFueqy0iYBDLOvD8wUgG
+rtqjJ47XOyRiieJn9+KOh0V8llpHIkEvQKnJvHiNxrmAS8KuAeLFGZx7evXs68xR
+5DbSl9Hma4sbFrTOSQe//4fbHgMzT3mBfzuU3C5ZWnB+O9nT36GKoUy3Vgjag0q+
+O79bqYkCgYBNZRQSndKcmZnVKsx5sWdeeSQI/DY3FMOPQn7nQWhAc+fG2nJC00yX
+ci4IOol2HjMCsd2+7Cr5/sp2s56SUikPCthAmfd4kO2zqz8yy1yKM41qeOyKNr/M
+6YcenW30bl4m/ICH38LLhKuQplsCXvASSbs7gotz8itG84PhhJdSbQ==
+-----END RSA PRIVATE KEY-----
+"""
+    static let oldPEM = """
+-----BEGIN RSA PRIVATE KEY-----
+MIIEowIBAAKCAQEAoeZHcRwENV8z8SKdGmqoJDtIOohv7vDYc3S/RYR5oIkz3iWp
+ufLQX/x5ZHMPsBIHvSdi3bFeKky+6U3vSMDzJLbHXYXFhwdw0GQcp2Fmnv8XzxaB
+Ks0c9iF3EgJ2JwgSGv92RN1TTs4ZhdMNAfZjidGu8448XOZ97eV+eqWEEnM5O9NF
+v/xjKkmR0QRYmzaYDTmu+VYAukhM6ugnnmpt3PZkJYql81ZsaW76AqwfBUfgJ9qx
+Dn7KdHlMQqQibaUZyu90m2pqONHrAwLOadUxmMTVOa5QFESp+oQBeTavNPDmLa8W
+gUqKU2H1uJMDXaOJJSaYFIau6oQjHLfka4tcNQIDAQABAoIBAAaxhBOfkmb4fCfE
+hBVDApeY4dgVqvcIexJu6beAjhy+f2f4S6eV69qEECrAfQ4M+MfvuG0s95UtHhl8
+MN/jpknGysBJlwyJmLbs5Khg5QK+ziewKP/xgfiFEqyqcGMVuNXn6OZY9ihEaha3
+zopduujIRADqyQEYQG2U9uEwNaEjlIlKpSP9l8W4iapvm99sRpNz1FRfQ3aia91R
+T2g2GtBkw7zc4LPpOmCtw7a2EmBMrYIr0UR4lfWfCoapYTAh49wg1Ytt2EeGzrkH
+Vu1ugh/opRsmjybz3a/4HzYkio9Xue+Y7h2o/LSIUdTqJeZZ6szAwKZ6HOKhn1Z0
+SOJY7dMCgYEA1Hl1nIAxEyGPL+6gibzgpLjMctG+u/3j4cBM97MWi1djW8Mq0XKS
+5Ho2O/3YFHDFNGw0k7EL+qTcUUHaWRXK7ygBK89kOXukB5iv+GemZdSFhwj5wd8N
+rWMSAmprrhS3nt8Q0QJYW0Ba6e8BB/TuYX5+189gV2+ogLmQZL9Qa58CgYEAwxCU
+g7oUXrJLbGvuJfpuI1o/Db6oz34vvqqQ6iRYv5A+UR+oq3honJZxKIzPBoePrigV
+d839qQGkPeCgOnwULfEMpOR1VEbI3PVxZ7jSw8ppELOYUutH1qwnqzoW2sbpLav6
+v+OnjjdaiLfbUWNW5PpEaXdjuJWwsewkZWTp56sCgYBj/qF+PMpbwZB8s2Y0TILA
+owP9CX8lRDCKHxFaBZuXilIFbo1pMu20v1tk0mtt+0CkEkSQOWN02z+gskhLYrk1
+4nLipmD5uJmSxaYTVtx10hXhXjUEq6/pKNXh8ymoLLHaAAsPAnaIw3nF3Kh0kS3b
+Dkgt0rf5jmAT7MDq2SrE6wKBgEzlPVaMRTlrWbY8+d140nAXRGH7tfpNyS6FeKkE
+eQPTLe226DvoNHz+BU+x6m6tg+Noo8Xdq1AzeHZ4FVHY1e+iZZSfBu2ZFdec3f7A
+aj2Kjk5qLfMKEwC6Tsz+EkJeRU+eyzNX4BZ9FbBtogR8f6W2Tr+ws9vxDn2lFFfw
+JxEPAoGBAKydeGIk6kSzk6/qRDNWV+ULyMVbua0jxeCgZ5n48Jyksi7VACUuwIMz
+G+dFvrliutpha7C97CgEAJQ8ALCfqZYO6UFvmf5JwzDIN3dwumnfiFtOk1/EmYMx
+kPUSIMPh1mQSazD29L78VGcswwJpMnGmtluW53dP11DIGGw6dP7s
+-----END RSA PRIVATE KEY-----
+"""
+}
