@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Sends concurrent calls of one statement to the database together: calls that arrive while
 /// ``limit`` batches are in flight wait, and the next batch carries all of them (up to ``maximumBatch``)
@@ -27,7 +27,7 @@ final class StatementBatcher<Input: Sendable, Output: Sendable>: Sendable {
         let continuation: CheckedContinuation<Turn, any Error>
     }
 
-    private struct State: ~Copyable {
+    private struct State {
         var waiting: [Waiter] = []
         var inFlight = 0
     }
@@ -37,7 +37,8 @@ final class StatementBatcher<Input: Sendable, Output: Sendable>: Sendable {
     /// The most calls one batch carries.
     let maximumBatch: Int
     private let execute: Execute
-    private let state = Mutex(State())
+    // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
+    private let state = NIOLockedValueBox(State())
 
     init(limit: Int, maximumBatch: Int = 64, execute: @escaping Execute) {
         precondition(limit > 0 && maximumBatch > 0)
@@ -47,18 +48,18 @@ final class StatementBatcher<Input: Sendable, Output: Sendable>: Sendable {
     }
 
     /// Calls waiting for the next batch.
-    var waitingCount: Int { state.withLock { $0.waiting.count } }
+    var waitingCount: Int { state.withLockedValue { $0.waiting.count } }
 
     /// The output for `input`, read in the next batch.
     func run(_ input: Input) async throws -> Output {
-        let sendsAtOnce = state.withLock { state in
+        let sendsAtOnce = state.withLockedValue { state in
             guard state.inFlight < limit else { return false }
             state.inFlight += 1
             return true
         }
         if sendsAtOnce { return try await send(leading: input) }
         let turn = try await withCheckedThrowingContinuation { continuation in
-            let sends = state.withLock { state in
+            let sends = state.withLockedValue { state in
                 guard state.inFlight < limit else {
                     state.waiting.append(Waiter(input: input, continuation: continuation))
                     return false
@@ -78,13 +79,13 @@ final class StatementBatcher<Input: Sendable, Output: Sendable>: Sendable {
     private func send(leading input: Input) async throws -> Output {
         // Calls already scheduled to run join this batch rather than wait for the next round trip.
         await Task.yield()
-        let riders = state.withLock { state in
+        let riders = state.withLockedValue { state in
             let count = min(state.waiting.count, maximumBatch - 1)
             defer { state.waiting.removeFirst(count) }
             return Array(state.waiting.prefix(count))
         }
         defer {
-            let next = state.withLock { state -> Waiter? in
+            let next = state.withLockedValue { state -> Waiter? in
                 guard !state.waiting.isEmpty else {
                     state.inFlight -= 1
                     return nil

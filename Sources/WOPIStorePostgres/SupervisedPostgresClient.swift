@@ -3,7 +3,7 @@ import WOPIHost
 import Logging
 import NIOCore
 import PostgresNIO
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The PostgreSQL store's connection pool, watched so that a database that goes away costs each
 /// request at most about a second, and a database that comes back serves the next request.
@@ -77,8 +77,9 @@ final class SupervisedPostgresClient: Sendable {
     private let probeConfiguration: PostgresConnection.Configuration
     private let timing: Timing
     private let logger: Logger
-    private let state = Mutex(State())
-    private let watchdog = Mutex<Task<Void, Never>?>(nil)
+    // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
+    private let state = NIOLockedValueBox(State())
+    private let watchdog = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
     /// Starts a pool with `configuration`; probes connect with `probeConfiguration`.
     init(configuration: PostgresClient.Configuration, probeConfiguration: PostgresConnection.Configuration, timing: Timing = Timing(),
@@ -90,7 +91,7 @@ final class SupervisedPostgresClient: Sendable {
         self.timing = timing
         self.logger = logger
         let (client, runner) = await Self.start(configuration, logger: logger)
-        state.withLock {
+        state.withLockedValue {
             $0.client = client
             $0.runner = runner
         }
@@ -102,11 +103,11 @@ final class SupervisedPostgresClient: Sendable {
                 await self.lookForStalls()
             }
         }
-        watchdog.withLock { $0 = task }
+        watchdog.withLockedValue { $0 = task }
     }
 
     /// The pool in use (for tests that tamper with the database); `nil` during an outage.
-    var client: PostgresClient? { state.withLock { $0.client } }
+    var client: PostgresClient? { state.withLockedValue { $0.client } }
 
     /// Runs `body` on the pool. Throws `StoreUnavailable` at once while the database is down, and when
     /// `body` fails because a connection broke or could not be made; any other error reaches the caller as it was.
@@ -126,8 +127,8 @@ final class SupervisedPostgresClient: Sendable {
     /// Shuts the pool down, waiting for it at most ``Timing/closeLimit``; a pool that takes longer finishes in
     /// the background. Queries after this fail.
     func close() async {
-        watchdog.withLock { $0?.cancel() }
-        let runner = state.withLock { state -> Task<Void, Never>? in
+        watchdog.withLockedValue { $0?.cancel() }
+        let runner = state.withLockedValue { state -> Task<Void, Never>? in
             state.isClosed = true
             state.client = nil
             defer { state.runner = nil }
@@ -148,7 +149,7 @@ final class SupervisedPostgresClient: Sendable {
 
     private func enter() async throws -> (PostgresClient, UInt64) {
         let now = ContinuousClock.now
-        let entry = state.withLock { state -> Entry in
+        let entry = state.withLockedValue { state -> Entry in
             if state.isClosed { return .unavailable("the store is closed") }
             if let client = state.client, state.outage == nil {
                 return .client(client, state.start(at: now))
@@ -163,14 +164,14 @@ final class SupervisedPostgresClient: Sendable {
         case .probe:
             // One request at a time checks whether the database is back; the others are answered at once.
             if let reason = await probe().failure {
-                state.withLock {
+                state.withLockedValue {
                     $0.outage = reason
                     $0.isProbing = false
                 }
                 throw StoreUnavailable(reason)
             }
             let (client, runner) = await Self.start(configuration, logger: logger)
-            let entered = state.withLock { state -> UInt64? in
+            let entered = state.withLockedValue { state -> UInt64? in
                 state.isProbing = false
                 guard !state.isClosed else { return nil }
                 state.client = client
@@ -190,7 +191,7 @@ final class SupervisedPostgresClient: Sendable {
     }
 
     private func leave(_ query: UInt64) {
-        state.withLock {
+        state.withLockedValue {
             $0.started[query] = nil
             $0.finished &+= 1
         }
@@ -200,7 +201,7 @@ final class SupervisedPostgresClient: Sendable {
     /// then checks the server), the error itself otherwise.
     private func failure(_ error: any Error) -> any Error {
         if let unavailable = error as? StoreUnavailable { return unavailable }
-        let outage = state.withLock { $0.outage }
+        let outage = state.withLockedValue { $0.outage }
         guard let reason = outage ?? Self.connectionFailure(error) else { return error }
         if outage == nil { Task { await self.checkServer() } }
         return StoreUnavailable(reason)
@@ -212,7 +213,7 @@ final class SupervisedPostgresClient: Sendable {
     /// connections when none has finished for the progress limit although the server answers.
     private func lookForStalls() async {
         let now = ContinuousClock.now
-        let (shouldProbe, isStuck) = state.withLock { state -> (Bool, Bool) in
+        let (shouldProbe, isStuck) = state.withLockedValue { state -> (Bool, Bool) in
             defer { state.finishedAtLastTick = state.finished }
             guard state.outage == nil, !state.isClosed, !state.isProbing else { return (false, false) }
             // Some queries may fail at once while others wait for good, so each query's own wait counts, not the pool's.
@@ -238,7 +239,7 @@ final class SupervisedPostgresClient: Sendable {
     private func replacePool() async {
         let (client, runner) = await Self.start(configuration, logger: logger)
         // `nil` when an outage or close came first: the fresh pool is not wanted then.
-        let stuck = state.withLock { state -> Task<Void, Never>?? in
+        let stuck = state.withLockedValue { state -> Task<Void, Never>?? in
             guard state.outage == nil, !state.isClosed else { return nil }
             defer {
                 state.client = client
@@ -259,15 +260,15 @@ final class SupervisedPostgresClient: Sendable {
     /// Probes the server once (unless a probe is running); when it fails, declares the outage and shuts
     /// the pool down, which fails every query waiting in it.
     private func checkServer() async {
-        let claimed = state.withLock { state -> Bool in
+        let claimed = state.withLockedValue { state -> Bool in
             guard !state.isProbing, state.outage == nil, !state.isClosed else { return false }
             state.isProbing = true
             return true
         }
         guard claimed else { return }
-        let finishedBefore = state.withLock { $0.finished }
+        let finishedBefore = state.withLockedValue { $0.finished }
         let outcome = await probe()
-        let runner = state.withLock { state -> Task<Void, Never>? in
+        let runner = state.withLockedValue { state -> Task<Void, Never>? in
             state.isProbing = false
             state.stalledSince = nil
             guard let reason = outcome.failure, !(outcome.timedOut && state.finished != finishedBefore) else {
@@ -349,9 +350,10 @@ final class SupervisedPostgresClient: Sendable {
 
     /// A continuation resumed by whichever of two tasks finishes first.
     private final class Waiting<Value: Sendable>: Sendable {
-        private let continuation = Mutex<CheckedContinuation<Value, Never>?>(nil)
-        func set(_ value: CheckedContinuation<Value, Never>) { continuation.withLock { $0 = value } }
-        func take() -> CheckedContinuation<Value, Never>? { continuation.withLock { $0.take() } }
+        // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
+        private let continuation = NIOLockedValueBox<CheckedContinuation<Value, Never>?>(nil)
+        func set(_ value: CheckedContinuation<Value, Never>) { continuation.withLockedValue { $0 = value } }
+        func take() -> CheckedContinuation<Value, Never>? { continuation.withLockedValue { $0.take() } }
     }
 
     /// A short reason when `error` means the server cannot be reached or dropped the connection; `nil` for

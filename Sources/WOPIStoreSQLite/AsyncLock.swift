@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A lock that may be held across suspension points, granted in the order it was asked for.
 final class AsyncLock: Sendable {
@@ -7,7 +7,8 @@ final class AsyncLock: Sendable {
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
+    private let state = NIOLockedValueBox(State())
 
     func withLock<Result: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result) async throws -> Result {
         await acquire()
@@ -16,14 +17,14 @@ final class AsyncLock: Sendable {
     }
 
     private func acquire() async {
-        let acquired = state.withLock { state in
+        let acquired = state.withLockedValue { state in
             guard !state.isHeld else { return false }
             state.isHeld = true
             return true
         }
         guard !acquired else { return }
         await withCheckedContinuation { continuation in
-            let granted = state.withLock { state in
+            let granted = state.withLockedValue { state in
                 guard !state.isHeld else {
                     state.waiting.append(continuation)
                     return false
@@ -37,7 +38,7 @@ final class AsyncLock: Sendable {
 
     /// Hands the lock to the next waiter, if any (it stays held), or frees it.
     private func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let next = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
             guard !state.waiting.isEmpty else {
                 state.isHeld = false
                 return nil

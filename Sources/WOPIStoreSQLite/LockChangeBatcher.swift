@@ -2,7 +2,7 @@ import Foundation
 import WOPIHost
 import GRDB
 import WOPICore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Group commit for lock changes: Lock, Unlock and RefreshLock requests that arrive while
 /// a lock transaction is committing are applied together in the next transaction.
@@ -28,7 +28,8 @@ final class LockChangeBatcher: Sendable {
 
     private let pool: StoreDatabasePool
     /// The requests waiting for the next batch, and whether a task is committing batches.
-    private let queue = Mutex<(pending: [Pending], isCommitting: Bool)>(([], false))
+    // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
+    private let queue = NIOLockedValueBox<(pending: [Pending], isCommitting: Bool)>(([], false))
     /// The most requests one transaction takes: bounds how long the write lock is held.
     private let maximumBatch = 256
 
@@ -40,7 +41,7 @@ final class LockChangeBatcher: Sendable {
     func apply(_ id: ResourceID, request: LockRules.Request, now: Date) async throws -> (decision: LockRules.Decision, file: FileRecord) {
         try await withCheckedThrowingContinuation { continuation in
             let waiting = Pending(id: id, request: request, now: now, seenLockFailures: pool.lockFailureCount, continuation: continuation)
-            let startsCommitter = queue.withLock { queue in
+            let startsCommitter = queue.withLockedValue { queue in
                 queue.pending.append(waiting)
                 guard !queue.isCommitting else { return false }
                 queue.isCommitting = true
@@ -53,7 +54,7 @@ final class LockChangeBatcher: Sendable {
     /// Commits batches until no request waits; requests arriving meanwhile join the next batch.
     private func commitUntilEmpty() async {
         while true {
-            let taken: [Pending] = queue.withLock { [maximumBatch] queue in
+            let taken: [Pending] = queue.withLockedValue { [maximumBatch] queue in
                 let taken = Array(queue.pending.prefix(maximumBatch))
                 queue.pending.removeFirst(taken.count)
                 if taken.isEmpty { queue.isCommitting = false }

@@ -16,9 +16,7 @@ import WOPIStoreSQL
 ///
 /// Each statement runs alone, in SQLite's own read transaction, so it sees the last commit of any
 /// process sharing the database; nothing but compiled statements is kept between reads.
-///
-/// Unchecked `Sendable`: its only state is the slots, each used only while its lock is held.
-final class SQLiteLookups: @unchecked Sendable {
+final class SQLiteLookups: Sendable {
     private let path: String
     /// Connections in slots, each behind its own lock. A thread starts at the slot its id picks and
     /// takes the first free one, so the threads running requests rarely meet on a lock (a shared free

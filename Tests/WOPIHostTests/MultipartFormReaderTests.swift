@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Testing
+@testable import WOPIAuthorization
 @testable import WOPIHost
 
 /// The web front's `multipart/form-data` reader on bodies as browsers send them and as the

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 @testable import WOPIStorePostgres
 
@@ -17,18 +17,19 @@ struct StatementBatcherTests {
             var held: [CheckedContinuation<Void, Never>] = []
             var holding = true
         }
-        private let state = Mutex(State())
+        // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
+        private let state = NIOLockedValueBox(State())
         let failing: Set<Int>
 
         init(failing: Set<Int> = []) { self.failing = failing }
 
-        var batches: [[Int]] { state.withLock { $0.batches } }
-        var mostInFlight: Int { state.withLock { $0.mostInFlight } }
-        var heldCount: Int { state.withLock { $0.held.count } }
+        var batches: [[Int]] { state.withLockedValue { $0.batches } }
+        var mostInFlight: Int { state.withLockedValue { $0.mostInFlight } }
+        var heldCount: Int { state.withLockedValue { $0.held.count } }
 
         /// Lets every held batch and every later one through.
         func release() {
-            let held = state.withLock { state in
+            let held = state.withLockedValue { state in
                 state.holding = false
                 defer { state.held = [] }
                 return state.held
@@ -37,19 +38,19 @@ struct StatementBatcherTests {
         }
 
         func execute(_ inputs: [Int]) async throws -> [Int] {
-            state.withLock { state in
+            state.withLockedValue { state in
                 state.batches.append(inputs)
                 state.inFlight += 1
                 state.mostInFlight = max(state.mostInFlight, state.inFlight)
             }
             await withCheckedContinuation { continuation in
-                let holds = state.withLock { state in
+                let holds = state.withLockedValue { state in
                     if state.holding { state.held.append(continuation) }
                     return state.holding
                 }
                 if !holds { continuation.resume() }
             }
-            state.withLock { $0.inFlight -= 1 }
+            state.withLockedValue { $0.inFlight -= 1 }
             struct Refused: Error {}
             if !failing.isDisjoint(with: inputs) { throw Refused() }
             return inputs.map { $0 * 2 }

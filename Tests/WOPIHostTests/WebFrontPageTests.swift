@@ -5,7 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 import WOPICore
 @testable import WOPIAuthorization
@@ -183,9 +183,10 @@ final class LogRecorder: Sendable {
         var text: String { ([message] + metadata.map { "\($0.key)=\($0.value)" }).joined(separator: " ") }
     }
 
-    private let recorded = Mutex<[Line]>([])
+    // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
+    private let recorded = NIOLockedValueBox<[Line]>([])
 
-    var lines: [Line] { recorded.withLock { $0 } }
+    var lines: [Line] { recorded.withLockedValue { $0 } }
 
     var handler: Handler { Handler(recorder: self) }
 
@@ -202,7 +203,7 @@ final class LogRecorder: Sendable {
         func log(event: LogEvent) {
             let all = metadata.merging(event.metadata ?? [:]) { $1 }
             let line = Line(level: event.level, message: "\(event.message)", metadata: all.mapValues { "\($0)" })
-            recorder.recorded.withLock { $0.append(line) }
+            recorder.recorded.withLockedValue { $0.append(line) }
         }
     }
 }

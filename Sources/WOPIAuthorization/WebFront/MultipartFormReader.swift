@@ -7,7 +7,7 @@ import NIOCore
 /// bytes as they arrive: MultipartKit's parser runs on one request chunk at a time and this
 /// reader hands on what it produced before pulling the next chunk, so at most one chunk is held.
 ///
-/// Used from one task at a time (the upload handler), hence `@unchecked Sendable`.
+/// Unchecked `Sendable`: used from one task at a time (the upload handler), which awaits each read before the next.
 final class MultipartFormReader: @unchecked Sendable {
     /// The headers of one part.
     struct Part: Sendable, Hashable {

@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A fast path for ``WOPIJSON``'s flat answers: a value whose properties are strings,
 /// booleans, integers, optionals of those, or string arrays — CheckFileInfo, CheckContainerInfo and
@@ -59,13 +59,14 @@ enum FlatJSONEncoder {
     /// The layouts seen so far, a few per type: a type whose optionals are sometimes `nil` records
     /// different key lists, and any list not seen before gets its own layout.
     final class Layouts: Sendable {
-        private let known = Mutex<[ObjectIdentifier: [Layout]]>([:])
+        // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
+        private let known = NIOLockedValueBox<[ObjectIdentifier: [Layout]]>([:])
 
         func layout(for type: Any.Type, keys: [String]) -> Layout {
             let id = ObjectIdentifier(type)
-            if let layout = known.withLock({ $0[id]?.first { $0.keys == keys } }) { return layout }
+            if let layout = known.withLockedValue({ $0[id]?.first { $0.keys == keys } }) { return layout }
             let layout = Layout(keys: keys)
-            known.withLock { known in
+            known.withLockedValue { known in
                 // Bounded: a type with many optionals cannot grow the table past a few layouts.
                 var layouts = known[id] ?? []
                 if layouts.count >= 8 { layouts.removeFirst() }

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// WOPI JSON bodies use PascalCase property names; Swift types keep Swift names and this encoder
 /// upper-cases the first letter (`baseFileName` → `BaseFileName`, `SHA256` stays as it is).
@@ -34,12 +34,13 @@ package enum WOPIJSON {
 
     /// The keys converted so far, behind a lock (encoders run on many threads).
     private final class PascalKeyCache: Sendable {
-        private let keys = Mutex<[String: String]>([:])
+        // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
+        private let keys = NIOLockedValueBox<[String: String]>([:])
 
         func converted(_ key: String) -> String {
-            if let known = keys.withLock({ $0[key] }) { return known }
+            if let known = keys.withLockedValue({ $0[key] }) { return known }
             let converted = key.prefix(1).uppercased() + key.dropFirst()
-            keys.withLock { $0[key] = converted }
+            keys.withLockedValue { $0[key] = converted }
             return converted
         }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What the host has learnt about the request in progress — its id, its user, its file — so that
 /// audit events raised deep in a route carry them without threading them through every call.
@@ -12,19 +12,20 @@ final class RequestScope: Sendable {
 
     /// Hummingbird's request id.
     let requestID: String
-    private let learnt = Mutex<(user: String?, file: String?)>((nil, nil))
+    // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
+    private let learnt = NIOLockedValueBox<(user: String?, file: String?)>((nil, nil))
 
     init(requestID: String) { self.requestID = requestID }
 
     /// The authorized user's sign-in name.
     var user: String? {
-        get { learnt.withLock { $0.user } }
-        set { learnt.withLock { $0.user = newValue } }
+        get { learnt.withLockedValue { $0.user } }
+        set { learnt.withLockedValue { $0.user = newValue } }
     }
 
     /// The file or container the request is about.
     var file: String? {
-        get { learnt.withLock { $0.file } }
-        set { learnt.withLock { $0.file = newValue } }
+        get { learnt.withLockedValue { $0.file } }
+        set { learnt.withLockedValue { $0.file = newValue } }
     }
 }

@@ -1,35 +1,30 @@
 import Foundation
 import OfficeSimulator
+import Synchronization
 
 /// Collects the checks as they are reported, from whatever task reports them.
-final class CheckReport: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var recorded: [ReadinessCheck] = []
-    private var recordedLeftovers: [String] = []
+final class CheckReport: Sendable {
+    private struct Recorded {
+        var checks: [ReadinessCheck] = []
+        var leftovers: [String] = []
+    }
+
+    private let recorded = Mutex(Recorded())
 
     func add(_ check: ReadinessCheck) {
-        lock.lock()
-        defer { lock.unlock() }
-        recorded.append(check)
+        recorded.withLock { $0.checks.append(check) }
     }
 
     /// Notes what a scenario changed on the host and could not put back.
     func addLeftover(_ line: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        recordedLeftovers.append(line)
+        recorded.withLock { $0.leftovers.append(line) }
     }
 
     var leftovers: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recordedLeftovers
+        recorded.withLock { $0.leftovers }
     }
 
     var checks: [ReadinessCheck] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
+        recorded.withLock { $0.checks }
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 import _CryptoExtras
 import Crypto
 import Foundation
@@ -263,18 +263,19 @@ final class StandInIdentityProvider: @unchecked Sendable {
 /// RSA keys for the stand-in providers, made a few at a time and then handed out in turn: a 2048-bit key takes
 /// seconds to make in a debug build, on a thread of the cooperative pool the whole suite shares.
 enum RSAKeys {
-    private static let made = Mutex<(keys: [_RSA.Signing.PrivateKey], next: Int)>(([], 0))
+    // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
+    private static let made = NIOLockedValueBox<(keys: [_RSA.Signing.PrivateKey], next: Int)>(([], 0))
     private static let count = 4
 
     /// The next key in turn, or a new one while there are fewer than ``count``.
     static func next() throws -> _RSA.Signing.PrivateKey {
-        if let key = made.withLock({ state -> _RSA.Signing.PrivateKey? in
+        if let key = made.withLockedValue({ state -> _RSA.Signing.PrivateKey? in
             guard state.keys.count >= count else { return nil }
             state.next += 1
             return state.keys[state.next % count]
         }) { return key }
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        made.withLock { state in if state.keys.count < count { state.keys.append(key) } }
+        made.withLockedValue { state in if state.keys.count < count { state.keys.append(key) } }
         return key
     }
 

@@ -9,9 +9,9 @@ import SystemPackage
 /// the time a buffer's turn comes again the channel has usually let go of it, so steady state touches
 /// no new memory (should it still be held, `ByteBuffer` copies on write and nothing is shared).
 ///
-/// Each read runs on NIO's blocking-I/O thread pool, and the caller (``BlobFileChunks``) awaits it
-/// before starting the next one, so at most one thread touches the state at a time: that is what
-/// makes the unchecked `Sendable` sound.
+/// Each read runs on NIO's blocking-I/O thread pool.
+///
+/// Unchecked `Sendable`: the caller (``BlobFileChunks``) awaits each read before the next, so one thread at a time touches the state.
 final class BlobFileReader: @unchecked Sendable {
     /// `nil` once closed.
     private var descriptor: SystemPackage.FileDescriptor?

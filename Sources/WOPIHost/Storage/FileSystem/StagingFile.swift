@@ -14,9 +14,9 @@ import Darwin
 /// what has been written to it.
 ///
 /// Each step runs on NIO's blocking-I/O thread pool and hashes the batch it writes, so hashing and
-/// writing overlap with the next batch arriving from the network. The caller (``FileSystemBlobStore``)
-/// awaits each step before it starts the next one, so at most one thread touches the state at a time:
-/// that is what makes the unchecked `Sendable` sound.
+/// writing overlap with the next batch arriving from the network.
+///
+/// Unchecked `Sendable`: the caller (``FileSystemBlobStore``) awaits each step before the next, so one thread at a time touches the state.
 final class StagingFile: @unchecked Sendable {
     /// `nil` once closed.
     private var descriptor: SystemPackage.FileDescriptor?
