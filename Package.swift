@@ -317,6 +317,9 @@ let package = Package(
             dependencies: [
                 "WOPIBlobStoreS3",
                 "WOPIHost",
+                // The README's snippet that embeds the host with sign-in is compiled here.
+                "WOPIAuthorization",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 "WOPIStorePostgres",
                 "WOPIStoreTesting",
                 "TestSupport",

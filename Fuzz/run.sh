@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets (libFuzzer, AddressSanitizer) and runs each for a bounded time.
 #
-#   Fuzz/run.sh                         every target, 45 s each (what CI runs: 12 targets, 9 minutes)
+#   Fuzz/run.sh                         every target, 45 s each (12 targets, 9 minutes)
+#   Fuzz/run.sh --seconds 30 --seed 1   what CI runs: 30 s each, the same random choices every run
 #   Fuzz/run.sh --seconds 3600 multipart s3-xml
 #                                       a longer run of some targets
 #   Fuzz/run.sh --list                  the targets
@@ -15,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 seconds=45
+seed=0
 build_only=false
 wanted=()
 all=(office-uri wopi-headers discovery-xml multipart simulator-html-form validator-definitions validator-json
@@ -23,9 +25,10 @@ while (($# > 0)); do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --seconds=*) seconds="${1#*=}"; shift ;;
+    --seed) seed="$2"; shift 2 ;;
     --build-only) build_only=true; shift ;;
     --list) printf '%s\n' "${all[@]}"; exit 0 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) wanted+=("$1"); shift ;;
   esac
@@ -57,7 +60,7 @@ for target in "${wanted[@]}"; do
   # -timeout: one input taking over 10 s is a hang. -rss_limit_mb / -malloc_limit_mb: over 2 GiB resident,
   # or one allocation over 512 MiB, is an unbounded allocation (the targets' inputs are at most 64 KiB).
   if WOPI_FUZZ_TARGET="$target" ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$binary" "$work" "Corpus/$target" \
-      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -max_len=65536 \
+      -max_total_time="$seconds" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -max_len=65536 \
       -artifact_prefix=".build/findings/$target-" -print_final_stats=1 >"$log" 2>&1; then
     grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' "$log" | tr '\n' ' ' || true
     echo

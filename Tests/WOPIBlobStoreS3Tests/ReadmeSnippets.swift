@@ -1,12 +1,23 @@
 import Foundation
+import Hummingbird
 import WOPIBlobStoreS3
+import WOPIAuthorization
 import WOPIHost
 import Testing
 import WOPIStoreTesting
 import WOPIStorePostgres
 
-// The README's Swift for the S3 store and for a blob store of your own, word for word, so that it is
+// The README's Swift for embedding the host with sign-in, for the S3 store and for a blob store of your own, word for word, so that it is
 // compiled code (DocumentationSnippetTests checks that every README block stands here or in Snippets.swift).
+
+/// The README's host with sign-in and pages, as `wopi serve` builds it. Compiled, not run.
+func readmeRouterWithSignIn(storage: HostStorage, secret: String) async throws -> Router<WOPIRequestContext> {
+    var configuration = WOPIHostConfiguration(publicURL: URL(string: "https://wopi.contoso.com")!)
+    configuration.officeRegistration = try OfficeRegistration(clientID: "office", clientSecret: secret)
+    let backend = try await storage.backend(configuration: configuration)
+    let router = WOPIHostApplication.router(backend: backend, extensions: [AuthorizationRoutes()])
+    return router
+}
 
 /// The README's lines that give a host its bodies in S3. Compiled, not run: they name a real bucket.
 func readmeS3Storage(databaseURL: PostgresDatabaseURL) async throws -> HostStorage {

@@ -86,6 +86,12 @@ actor HistoryStandInHost {
 
     func override(_ id: String, _ operation: String, lock: String) throws -> Response {
         var file = try file(id)
+        if operation == "DELETE" {
+            // DeleteFile names no lock: refused while anyone holds one.
+            guard file.lock == nil else { return Self.answer(.conflict, lock: file.lock) }
+            files[id] = nil
+            return Self.answer(.ok)
+        }
         defer { files[id] = file }
         switch operation {
         case "LOCK":
