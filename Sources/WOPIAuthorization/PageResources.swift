@@ -1,4 +1,5 @@
 import Foundation
+import WOPIHost
 
 /// The page templates this product ships beside its code (`Sources/WOPIAuthorization/Resources/Templates`).
 ///
@@ -8,14 +9,6 @@ import Foundation
 enum PageResources {
     /// The folder `name` of the resource bundle (`Templates`).
     static func folder(_ name: String) throws -> URL {
-        guard let url = Bundle.module.resourceURL?.appendingPathComponent(name, isDirectory: true),
-              FileManager.default.fileExists(atPath: url.path) else { throw Missing(name: name) }
-        return url
-    }
-
-    /// A resource the bundle should hold and does not: a packaging fault, named so it can be fixed.
-    struct Missing: Error, CustomStringConvertible {
-        var name: String
-        var description: String { "the WOPIAuthorization resource bundle has no '\(name)'; install the bundle beside the executable" }
+        try ResourceBundle.folder(name, in: .module, of: "WOPIAuthorization")
     }
 }

@@ -9,14 +9,23 @@ import Foundation
 enum HostResources {
     /// The folder `name` of the resource bundle (`SampleDocuments`).
     static func folder(_ name: String) throws -> URL {
-        guard let url = Bundle.module.resourceURL?.appendingPathComponent(name, isDirectory: true),
-              FileManager.default.fileExists(atPath: url.path) else { throw Missing(name: name) }
+        try ResourceBundle.folder(name, in: .module, of: "WOPIHost")
+    }
+}
+
+/// Reading a folder from a product's resource bundle, for every product that ships one.
+package enum ResourceBundle {
+    /// The folder `name` of `bundle`, the resource bundle of the product `product`.
+    package static func folder(_ name: String, in bundle: Bundle, of product: String) throws -> URL {
+        guard let url = bundle.resourceURL?.appendingPathComponent(name, isDirectory: true),
+              FileManager.default.fileExists(atPath: url.path) else { throw Missing(product: product, name: name) }
         return url
     }
 
     /// A resource the bundle should hold and does not: a packaging fault, named so it can be fixed.
-    struct Missing: Error, CustomStringConvertible {
-        var name: String
-        var description: String { "the WOPIHost resource bundle has no '\(name)'; install the bundle beside the executable" }
+    package struct Missing: Error, CustomStringConvertible {
+        package var product: String
+        package var name: String
+        package var description: String { "the \(product) resource bundle has no '\(name)'; install the bundle beside the executable" }
     }
 }

@@ -18,7 +18,7 @@ public enum SampleDocuments {
 
     /// Each sample's name and where its file is.
     ///
-    /// - Throws: `HostResources.Missing` when the resource bundle was not installed with the code.
+    /// - Throws: `ResourceBundle.Missing` when the resource bundle was not installed with the code.
     public static var demoSet: [(fileName: String, url: URL)] {
         get throws {
             let folder = try HostResources.folder("SampleDocuments")
