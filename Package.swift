@@ -183,6 +183,7 @@ let package = Package(
             name: "WOPIBlobStoreS3",
             dependencies: [
                 "WOPIHost",
+                "WOPICore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

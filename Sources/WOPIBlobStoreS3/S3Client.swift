@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import WOPICore
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -126,13 +127,11 @@ struct S3Client: Sendable {
         return "\(error)"
     }
 
-    /// An XML answer as `type`. S3 answers in UTF-8, and swift-corelibs-foundation's XMLParser (under
-    /// XMLCoder) traps on an element or attribute name that is not, so such an answer is refused first.
+    /// An XML answer as `type`; an answer swift-corelibs-foundation's XMLParser (under XMLCoder) must not be given
+    /// (``XMLInputCheck``) is refused first.
     static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {
         let data = Data(buffer: body)
-        guard !transcode(data.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true, into: { _ in }) else {
-            throw S3BlobStoreError.requestFailed("the S3 server's answer is not UTF-8 XML")
-        }
+        if let problem = XMLInputCheck.problem(in: data) { throw S3BlobStoreError.requestFailed("the S3 server's answer cannot be read: \(problem)") }
         return try XMLDecoder().decode(type, from: data)
     }
 

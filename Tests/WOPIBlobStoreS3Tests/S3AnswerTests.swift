@@ -13,8 +13,17 @@ struct S3AnswerTests {
         var body = ByteBuffer(string: #"<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><IsTruncated>false</IsTruncated><Upload><Key>blobs/a</Key><UploadId>u1</UploadId><"#)
         body.writeBytes([0xFF, 0xFF])
         body.writeString("itiated>2023-11-14T22:13:20.000Z</Initiated></Upload></ListMultipartUploadsResult>")
-        #expect(throws: S3BlobStoreError.requestFailed("the S3 server's answer is not UTF-8 XML")) {
+        #expect(throws: S3BlobStoreError.requestFailed("the S3 server's answer cannot be read: the document is not UTF-8")) {
             try S3Client.decode(ListMultipartUploadsResult.self, from: body)
+        }
+    }
+
+    /// A processing instruction without data: Foundation's XMLParser read its data through a null pointer.
+    @Test("an answer with a processing instruction is refused with an error, not a crash")
+    func processingInstructionsAreRefused() {
+        let body = ByteBuffer(string: #"<?xml version="1.0" encoding="UTF-8"?><?lxm?><ListBucketResult><Name>b</Name></ListBucketResult>"#)
+        #expect(throws: S3BlobStoreError.requestFailed("the S3 server's answer cannot be read: the document has a processing instruction")) {
+            try S3Client.decode(ListBucketResult.self, from: body)
         }
     }
 

@@ -156,4 +156,18 @@ extension DiscoveryDocumentTests {
             }
         }
     }
+
+    /// A processing instruction without data, which Foundation's XMLParser on Linux read through a null pointer;
+    /// the XML declaration, first, is still read.
+    @Test("a discovery document with a processing instruction is refused, not a crash; the XML declaration is fine")
+    func processingInstructionsAreRefused() throws {
+        let body = #"<wopi-discovery><net-zone name="external-http"><app name="writer"><action ext="odt" name="edit" urlsrc="https://cool.example/"/></app></net-zone></wopi-discovery>"#
+        for xml in ["<?lxm?>" + body, #"<?xml version="1.0"?>"# + "\n<?pi data?>" + body, #"<?xml version="1.0"?>"# + body + "<?x?>"] {
+            #expect(throws: DiscoveryDocument.ParseError.malformedXML(line: 1, column: 1, reason: "the document has a processing instruction")) {
+                try DiscoveryDocument(xml: Data(xml.utf8))
+            }
+        }
+        #expect(XMLInputCheck.problem(in: Array("\u{FEFF}\n <?xml version=\"1.0\"?>".utf8) + Array(body.utf8)) == nil)
+        #expect(XMLInputCheck.problem(in: Array(#"<?xml-stylesheet href="a"?>"#.utf8) + Array(body.utf8)) != nil, "only the declaration")
+    }
 }

@@ -92,4 +92,29 @@ import WOPICore
         await running.value
         #expect(await store.appends == 1, "no second append, during the retry pause or at the end, once the trail is finished")
     }
+
+    /// A store whose appends never answer, as a database whose address stopped answering (not refusing) does.
+    actor SilentAuditStore: AuditStore {
+        var appends = 0
+        func appendAuditEvents(_ events: [AuditEvent]) async throws {
+            appends += 1
+            // Waits until the test ends; cancellation does not reach a call the trail stopped waiting for.
+            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+        }
+
+        func auditEvents(matching filter: AuditFilter, after cursor: AuditCursor?, limit: Int) -> [AuditEntry] { [] }
+        func removeAuditEvents(before cutoff: Date) -> Int { 0 }
+    }
+
+    @Test("a trail that finishes while its store does not answer stops waiting for it after a second, and ends",
+          .timeLimit(.minutes(1)))
+    func aTrailFinishedWhileItsStoreDoesNotAnswerEnds() async throws {
+        let store = SilentAuditStore()
+        let trail = AuditTrail(store: store, retention: nil)
+        trail.record(AuditEvent(.lockBroken, time: now, file: "f"))
+        // Finished before it runs: the only append is the final one.
+        trail.finish()
+        await trail.run()
+        #expect(await store.appends == 1)
+    }
 }

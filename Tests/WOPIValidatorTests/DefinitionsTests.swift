@@ -145,4 +145,16 @@ extension DefinitionsTests {
             (error as? DefinitionError)?.reason == "malformed XML: the document is not UTF-8"
         }
     }
+
+    /// The fuzzer's input: a processing instruction without data (`<?lxm?>`), which Foundation's XMLParser on Linux
+    /// read through a null pointer.
+    @Test("definitions with a processing instruction are refused with an error, not a crash")
+    func processingInstructionsAreRefused() {
+        let xml = Data("<?lxm?>\n<WopiValidation>\n  <ources>\n          <Validators><ReDocument.do1cx\" FilaPaon=\"1ere".utf8)
+        #expect {
+            _ = try ValidatorDefinitions(xml: xml, schemas: [:])
+        } throws: { error in
+            (error as? DefinitionError)?.reason == "malformed XML: the document has a processing instruction"
+        }
+    }
 }

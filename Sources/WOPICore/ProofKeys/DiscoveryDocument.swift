@@ -90,9 +90,7 @@ public struct DiscoveryDocument: Sendable, Hashable {
     ///
     /// - Throws: ``ParseError`` naming the problem.
     public init(xml: Data) throws(ParseError) {
-        // swift-corelibs-foundation's XMLParser traps on an element or attribute name that is not
-        // UTF-8, so bytes that are not UTF-8 never reach it.
-        guard Self.isUTF8(xml) else { throw .malformedXML(line: 1, column: 1, reason: "the document is not UTF-8") }
+        if let problem = XMLInputCheck.problem(in: xml) { throw .malformedXML(line: 1, column: 1, reason: problem) }
         let parser = XMLParser(data: xml)
         parser.shouldResolveExternalEntities = false
         let reader = DiscoveryReader()
@@ -169,11 +167,6 @@ public struct DiscoveryDocument: Sendable, Hashable {
     }
 
     // MARK: - Private
-
-    /// Whether `bytes` are UTF-8 throughout.
-    static func isUTF8(_ bytes: some Sequence<UInt8>) -> Bool {
-        !transcode(bytes.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true) { _ in }
-    }
 
     private static func proofKeys(from attributes: [String: String]) throws(ParseError) -> ProofKeyPair {
         guard let current = try key(prefix: "", from: attributes) else {

@@ -43,6 +43,9 @@ public final class AuditTrail: Sendable {
     static let batchSize = 500
     /// The shortest time between two appends: an event is written at once, the ones after it together.
     static let batchInterval: Duration = .milliseconds(100)
+    /// How long each append may take once the trail is finishing: a host that stops while its database stops
+    /// answering (rather than refusing) must not wait for the store to notice.
+    static let finalAppendLimit: Duration = .seconds(1)
 
     /// A trail appending to `store`, keeping events for `retention` (seconds; `nil`: forever).
     public init(store: any AuditStore, retention: TimeInterval?, logger: Logger = Logger(label: "wopi.audit"),
@@ -135,7 +138,11 @@ public final class AuditTrail: Sendable {
             do {
                 while written < events.count {
                     let batch = Array(events[written..<min(events.count, written + Self.batchSize)])
-                    try await store.appendAuditEvents(batch)
+                    if retrying, !withQueue({ $0.isFinished }) {
+                        try await store.appendAuditEvents(batch)
+                    } else {
+                        try await Self.within(Self.finalAppendLimit) { [store] in try await store.appendAuditEvents(batch) }
+                    }
                     written += batch.count
                 }
                 withQueue { $0.lastAppendFailed = false }
@@ -163,5 +170,32 @@ public final class AuditTrail: Sendable {
                 wakeUp.yield()
             }
         } while !retrying
+    }
+
+    /// Runs `operation`, and throws ``AppendTimedOut`` when it has not finished within `limit`; the operation goes on
+    /// unobserved (a store call need not end when its caller stops waiting).
+    static func within(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> Void) async throws {
+        let outcome = NIOLockedValueBox<CheckedContinuation<Void, any Error>?>(nil)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            outcome.withLockedValue { $0 = continuation }
+            Task {
+                do {
+                    try await operation()
+                    outcome.withLockedValue { $0.take() }?.resume()
+                } catch {
+                    outcome.withLockedValue { $0.take() }?.resume(throwing: error)
+                }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                outcome.withLockedValue { $0.take() }?.resume(throwing: AppendTimedOut(limit: limit))
+            }
+        }
+    }
+
+    /// The store did not take an append in time while the trail was finishing.
+    struct AppendTimedOut: Error, CustomStringConvertible {
+        var limit: Duration
+        var description: String { "the store did not answer within \(limit)" }
     }
 }

@@ -2,6 +2,7 @@
 import FoundationXML
 #endif
 import Foundation
+import WOPICore
 
 /// A parsed XML element: name, attributes, child elements and text. The definitions parser walks this tree.
 public struct XMLNode: Sendable, Hashable {
@@ -30,11 +31,7 @@ public struct XMLNode: Sendable, Hashable {
 
     /// Parses an XML document into its root element.
     public static func parse(_ data: Data) throws(DefinitionError) -> XMLNode {
-        // swift-corelibs-foundation's XMLParser traps on an element or attribute name that is not
-        // UTF-8, so bytes that are not UTF-8 never reach it.
-        guard !transcode(data.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true, into: { _ in }) else {
-            throw DefinitionError(line: 1, reason: "malformed XML: the document is not UTF-8")
-        }
+        if let problem = XMLInputCheck.problem(in: data) { throw DefinitionError(line: 1, reason: "malformed XML: \(problem)") }
         let delegate = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.delegate = delegate
