@@ -106,7 +106,7 @@ import WOPICore
         func removeAuditEvents(before cutoff: Date) -> Int { 0 }
     }
 
-    @Test("a trail that finishes while its store does not answer stops waiting for it after a second, and ends",
+    @Test("a trail that finishes while its store does not answer stops waiting for it within a second, and ends",
           .timeLimit(.minutes(1)))
     func aTrailFinishedWhileItsStoreDoesNotAnswerEnds() async throws {
         let store = SilentAuditStore()

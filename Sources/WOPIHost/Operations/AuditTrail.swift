@@ -45,7 +45,7 @@ public final class AuditTrail: Sendable {
     static let batchInterval: Duration = .milliseconds(100)
     /// How long each append may take once the trail is finishing: a host that stops while its database stops
     /// answering (rather than refusing) must not wait for the store to notice.
-    static let finalAppendLimit: Duration = .seconds(1)
+    static let finalAppendLimit: Duration = .milliseconds(500)
 
     /// A trail appending to `store`, keeping events for `retention` (seconds; `nil`: forever).
     public init(store: any AuditStore, retention: TimeInterval?, logger: Logger = Logger(label: "wopi.audit"),
