@@ -167,7 +167,7 @@ public final class PostgresStore: WOPIStore {
 
     /// Answers within 800 ms (`readinessLimit`): a balancer's probe must not wait for the pool to notice an outage.
     public func checkReadiness() async throws {
-        let outcome = await SupervisedPostgresClient.firstOutcome(within: Self.readinessLimit) {
+        let outcome = await firstOutcome(within: Self.readinessLimit) {
             _ = try await self.first("SELECT 1 FROM wopikit_schema_migrations LIMIT 1")
         }
         switch outcome {

@@ -136,7 +136,7 @@ final class SupervisedPostgresClient: Sendable {
         }
         guard let runner else { return }
         runner.cancel()
-        _ = await Self.firstOutcome(within: timing.closeLimit) { await runner.value }
+        _ = await firstOutcome(within: timing.closeLimit) { await runner.value }
     }
 
     // MARK: Entering and leaving
@@ -295,7 +295,7 @@ final class SupervisedPostgresClient: Sendable {
     private func probe() async -> (failure: String?, timedOut: Bool) {
         let configuration = probeConfiguration
         let logger = logger
-        let outcome = await Self.firstOutcome(within: timing.probeTimeout) {
+        let outcome = await firstOutcome(within: timing.probeTimeout) {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             do {
                 _ = try await connection.query("SELECT 1", logger: logger).collect()
@@ -325,35 +325,6 @@ final class SupervisedPostgresClient: Sendable {
         // No query is leased before the pool runs.
         for await _ in started {}
         return (client, runner)
-    }
-
-    /// The outcome of `operation`, or `nil` when it has not finished within `limit` (it is cancelled, and its result dropped).
-    static func firstOutcome<Value: Sendable>(within limit: Duration,
-                                              _ operation: @escaping @Sendable () async throws -> Value) async -> Result<Value, any Error>? {
-        let waiting = Waiting<Result<Value, any Error>?>()
-        return await withCheckedContinuation { continuation in
-            waiting.set(continuation)
-            let work = Task {
-                let outcome: Result<Value, any Error>
-                do { outcome = .success(try await operation()) } catch { outcome = .failure(error) }
-                waiting.take()?.resume(returning: outcome)
-            }
-            Task {
-                try? await Task.sleep(for: limit)
-                if let continuation = waiting.take() {
-                    work.cancel()
-                    continuation.resume(returning: nil)
-                }
-            }
-        }
-    }
-
-    /// A continuation resumed by whichever of two tasks finishes first.
-    private final class Waiting<Value: Sendable>: Sendable {
-        // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
-        private let continuation = NIOLockedValueBox<CheckedContinuation<Value, Never>?>(nil)
-        func set(_ value: CheckedContinuation<Value, Never>) { continuation.withLockedValue { $0 = value } }
-        func take() -> CheckedContinuation<Value, Never>? { continuation.withLockedValue { $0.take() } }
     }
 
     /// A short reason when `error` means the server cannot be reached or dropped the connection; `nil` for

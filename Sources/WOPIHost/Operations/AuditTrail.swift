@@ -141,7 +141,12 @@ public final class AuditTrail: Sendable {
                     if retrying, !withQueue({ $0.isFinished }) {
                         try await store.appendAuditEvents(batch)
                     } else {
-                        try await Self.within(Self.finalAppendLimit) { [store] in try await store.appendAuditEvents(batch) }
+                        let store = self.store
+                        switch await firstOutcome(within: Self.finalAppendLimit, { try await store.appendAuditEvents(batch) }) {
+                        case .success?: break
+                        case .failure(let error)?: throw error
+                        case nil: throw AppendTimedOut(limit: Self.finalAppendLimit)
+                        }
                     }
                     written += batch.count
                 }
@@ -170,27 +175,6 @@ public final class AuditTrail: Sendable {
                 wakeUp.yield()
             }
         } while !retrying
-    }
-
-    /// Runs `operation`, and throws ``AppendTimedOut`` when it has not finished within `limit`; the operation goes on
-    /// unobserved (a store call need not end when its caller stops waiting).
-    static func within(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> Void) async throws {
-        let outcome = NIOLockedValueBox<CheckedContinuation<Void, any Error>?>(nil)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            outcome.withLockedValue { $0 = continuation }
-            Task {
-                do {
-                    try await operation()
-                    outcome.withLockedValue { $0.take() }?.resume()
-                } catch {
-                    outcome.withLockedValue { $0.take() }?.resume(throwing: error)
-                }
-            }
-            Task {
-                try? await Task.sleep(for: limit)
-                outcome.withLockedValue { $0.take() }?.resume(throwing: AppendTimedOut(limit: limit))
-            }
-        }
     }
 
     /// The store did not take an append in time while the trail was finishing.
