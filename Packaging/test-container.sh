@@ -83,7 +83,7 @@ stop_within_2s() {
   took=$(elapsed "$begin")
   code=$(podman inspect -f '{{.State.ExitCode}}' "$container")
   [[ "$code" == 0 ]] || { podman logs "$container" 2>&1 | tail -20 >&2; fail "$what: exit code $code after SIGTERM (137: killed)"; }
-  awk -v took="$took" 'BEGIN { exit !(took < 2) }' || fail "$what: podman stop took $took s"
+  awk -v took="$took" 'BEGIN { exit !(took < 2) }' || { podman logs -t "$container" 2>&1 | tail -20 >&2; fail "$what: podman stop took $took s"; }
   say "$what: stopped in $took s, exit code 0"
 }
 

@@ -44,7 +44,7 @@ final class SupervisedPostgresClient: Sendable {
         /// How long ``close()`` waits for the pool to finish. A pool still connecting to a server that does not
         /// answer (its host gone, packets dropped) finishes only when the connect times out, after 10 s; a
         /// process stopping must not wait that out.
-        var closeLimit: Duration = .seconds(1)
+        var closeLimit: Duration = .milliseconds(500)
     }
 
     private struct State {

@@ -96,14 +96,62 @@ import WOPICore
     /// A store whose appends never answer, as a database whose address stopped answering (not refusing) does.
     actor SilentAuditStore: AuditStore {
         var appends = 0
+        var prunes = 0
+        /// Whether pruning does not answer either.
+        let prunesAnswer: Bool
+        private var callWaiters: [CheckedContinuation<Void, Never>] = []
+
+        init(prunesAnswer: Bool = true) { self.prunesAnswer = prunesAnswer }
+
         func appendAuditEvents(_ events: [AuditEvent]) async throws {
             appends += 1
-            // Waits until the test ends; cancellation does not reach a call the trail stopped waiting for.
-            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+            await neverAnswer()
         }
 
         func auditEvents(matching filter: AuditFilter, after cursor: AuditCursor?, limit: Int) -> [AuditEntry] { [] }
-        func removeAuditEvents(before cutoff: Date) -> Int { 0 }
+
+        func removeAuditEvents(before cutoff: Date) async -> Int {
+            prunes += 1
+            if !prunesAnswer { await neverAnswer() }
+            return 0
+        }
+
+        /// Returns once some call is waiting for an answer.
+        func untilCalled() async {
+            guard appends == 0, prunes == 0 || prunesAnswer else { return }
+            await withCheckedContinuation { callWaiters.append($0) }
+        }
+
+        /// Waits until the test ends; cancellation does not reach a call the trail stopped waiting for.
+        private func neverAnswer() async {
+            for waiter in callWaiters { waiter.resume() }
+            callWaiters = []
+            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+        }
+    }
+
+    @Test("an append that began before the trail finishes, to a store that does not answer, is waited for at most the final limit",
+          .timeLimit(.minutes(1)))
+    func anAppendInFlightWhenTheTrailFinishesIsAbandoned() async throws {
+        let store = SilentAuditStore()
+        let trail = AuditTrail(store: store, retention: nil)
+        let running = Task { await trail.run() }
+        trail.record(AuditEvent(.lockBroken, time: now, file: "f"))
+        await store.untilCalled()
+        trail.finish()
+        await running.value
+        #expect(await store.appends == 1, "the event is logged as lost, not appended once more")
+    }
+
+    @Test("a trail that finishes while its first pruning does not answer ends", .timeLimit(.minutes(1)))
+    func aTrailFinishedWhilePruningEnds() async throws {
+        let store = SilentAuditStore(prunesAnswer: false)
+        let trail = AuditTrail(store: store, retention: 86_400)
+        let running = Task { await trail.run() }
+        await store.untilCalled()
+        trail.finish()
+        await running.value
+        #expect(await store.prunes == 1)
     }
 
     @Test("a trail that finishes while its store does not answer stops waiting for it within a second, and ends",

@@ -33,6 +33,9 @@ public final class AuditTrail: Sendable {
         var isFinished = false
         /// The wait before the next try after a failed append, which ``finish()`` cuts short.
         var retryPause: Task<Void, Never>?
+        /// Who waits for ``finish()``, by number.
+        var finishWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextFinishWaiter: UInt64 = 0
     }
 
     /// The most events queued while the store does not take them.
@@ -43,8 +46,8 @@ public final class AuditTrail: Sendable {
     static let batchSize = 500
     /// The shortest time between two appends: an event is written at once, the ones after it together.
     static let batchInterval: Duration = .milliseconds(100)
-    /// How long each append may take once the trail is finishing: a host that stops while its database stops
-    /// answering (rather than refusing) must not wait for the store to notice.
+    /// How long an append may still take once the trail is finishing, including one that began before: a host that
+    /// stops while its database stops answering (rather than refusing) must not wait for the store to notice.
     static let finalAppendLimit: Duration = .milliseconds(500)
 
     /// A trail appending to `store`, keeping events for `retention` (seconds; `nil`: forever).
@@ -81,11 +84,43 @@ public final class AuditTrail: Sendable {
     /// A trail whose store refused the last append writes nothing more: a host that stops while its database
     /// is gone stops at once instead of waiting for another answer, and what was queued is logged as lost.
     public func finish() {
-        withQueue { queue in
+        let waiters = withQueue { queue in
             queue.isFinished = true
             queue.retryPause?.cancel()
+            defer { queue.finishWaiters = [:] }
+            return queue.finishWaiters.values
         }
+        for waiter in waiters { waiter.resume() }
         wakeUp.finish()
+    }
+
+    /// Returns once ``finish()`` was called, or when the calling task is cancelled.
+    private func finished() async {
+        let waiter = withQueue { queue in
+            defer { queue.nextFinishWaiter &+= 1 }
+            return queue.nextFinishWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let isWaiting = withQueue { queue in
+                    guard !queue.isFinished, !Task.isCancelled else { return false }
+                    queue.finishWaiters[waiter] = continuation
+                    return true
+                }
+                if !isWaiting { continuation.resume() }
+            }
+        } onCancel: {
+            withQueue { $0.finishWaiters.removeValue(forKey: waiter) }?.resume()
+        }
+    }
+
+    /// Runs a call into the store until it answers, or until the trail has been finishing for `grace`: it is then
+    /// cancelled and left to end on its own, and `nil` is returned.
+    private func untilFinished<Value: Sendable>(plus grace: Duration, _ call: @escaping @Sendable () async throws -> Value) async -> Result<Value, any Error>? {
+        await firstOutcome(before: { [weak self] in
+            await self?.finished()
+            try? await Task.sleep(for: grace)
+        }, call)
     }
 
     /// Prunes, then writes queued events as they come and prunes every ``pruneInterval``, until ``finish()``.
@@ -111,12 +146,16 @@ public final class AuditTrail: Sendable {
     }
 
     /// Deletes the events older than `retention`, once.
+    /// A trail that is finishing stops waiting for it at once.
     public func prune(keeping retention: TimeInterval) async {
-        do {
-            let removed = try await store.removeAuditEvents(before: now().addingTimeInterval(-retention))
+        let store = self.store, cutoff = now().addingTimeInterval(-retention)
+        switch await untilFinished(plus: .zero, { try await store.removeAuditEvents(before: cutoff) }) {
+        case .success(let removed)?:
             if removed > 0 { logger.notice("pruned the audit trail", metadata: ["removed": "\(removed)", "days": "\(Int(retention / 86_400))"]) }
-        } catch {
+        case .failure(let error)?:
             logger.warning("could not prune the audit trail", metadata: ["error": "\(error)"])
+        case nil:
+            logger.notice("stopped pruning the audit trail: the host is stopping")
         }
     }
 
@@ -138,15 +177,11 @@ public final class AuditTrail: Sendable {
             do {
                 while written < events.count {
                     let batch = Array(events[written..<min(events.count, written + Self.batchSize)])
-                    if retrying, !withQueue({ $0.isFinished }) {
-                        try await store.appendAuditEvents(batch)
-                    } else {
-                        let store = self.store
-                        switch await firstOutcome(within: Self.finalAppendLimit, { try await store.appendAuditEvents(batch) }) {
-                        case .success?: break
-                        case .failure(let error)?: throw error
-                        case nil: throw AppendTimedOut(limit: Self.finalAppendLimit)
-                        }
+                    let store = self.store
+                    switch await untilFinished(plus: Self.finalAppendLimit, { try await store.appendAuditEvents(batch) }) {
+                    case .success?: break
+                    case .failure(let error)?: throw error
+                    case nil: throw AppendTimedOut(limit: Self.finalAppendLimit)
                     }
                     written += batch.count
                 }
@@ -180,6 +215,6 @@ public final class AuditTrail: Sendable {
     /// The store did not take an append in time while the trail was finishing.
     struct AppendTimedOut: Error, CustomStringConvertible {
         var limit: Duration
-        var description: String { "the store did not answer within \(limit)" }
+        var description: String { "the store did not answer within \(limit) of the trail finishing" }
     }
 }
