@@ -53,8 +53,8 @@ final class SupervisedPostgresClient: Sendable {
         /// Why the database is considered down; `nil` while it works.
         var outage: String?
         var isProbing = false
-        /// The queries in flight, by number: when each entered, and the pool it entered.
-        var started: [UInt64: (since: ContinuousClock.Instant, pool: UInt64)] = [:]
+        /// The queries in flight, by number: when each entered, the pool it entered, and whether its wait was reported.
+        var started: [UInt64: (since: ContinuousClock.Instant, pool: UInt64, isReported: Bool)] = [:]
         var nextQuery: UInt64 = 0
         /// Which pool is in use: each new one gets the next number.
         var pool: UInt64 = 0
@@ -68,7 +68,7 @@ final class SupervisedPostgresClient: Sendable {
         /// Counts a query in; its number, for ``leave(_:)``.
         mutating func start(at now: ContinuousClock.Instant) -> UInt64 {
             defer { nextQuery &+= 1 }
-            started[nextQuery] = (now, pool)
+            started[nextQuery] = (now, pool, false)
             return nextQuery
         }
     }
@@ -213,19 +213,28 @@ final class SupervisedPostgresClient: Sendable {
     /// connections when none has finished for the progress limit although the server answers.
     private func lookForStalls() async {
         let now = ContinuousClock.now
-        let (shouldProbe, isStuck) = state.withLockedValue { state -> (Bool, Bool) in
+        let (shouldProbe, isStuck, abandoned) = state.withLockedValue { state -> (Bool, Bool, Int) in
             defer { state.finishedAtLastTick = state.finished }
-            guard state.outage == nil, !state.isClosed, !state.isProbing else { return (false, false) }
+            // A query left waiting in a pool that was shut down should have failed with it: said once, as it should not happen.
+            var abandoned = 0
+            for (query, entry) in state.started where !entry.isReported && entry.pool != state.pool && now - entry.since >= timing.progressLimit * 2 {
+                state.started[query]?.isReported = true
+                abandoned += 1
+            }
+            guard state.outage == nil, !state.isClosed, !state.isProbing else { return (false, false, abandoned) }
             // Some queries may fail at once while others wait for good, so each query's own wait counts, not the pool's.
             let pool = state.pool
             let isStuck = state.started.values.contains { $0.pool == pool && now - $0.since >= timing.progressLimit }
             guard !state.started.isEmpty, state.finished == state.finishedAtLastTick else {
                 state.stalledSince = nil
-                return (false, isStuck)
+                return (false, isStuck, abandoned)
             }
             let since = state.stalledSince ?? now
             state.stalledSince = since
-            return (now - since >= timing.stallLimit, isStuck)
+            return (now - since >= timing.stallLimit, isStuck, abandoned)
+        }
+        if abandoned > 0 {
+            logger.warning("queries still wait on a pool that was shut down", metadata: ["queries": "\(abandoned)", "waited": "\(timing.progressLimit * 2)"])
         }
         if isStuck {
             await replacePool()

@@ -148,7 +148,7 @@ struct HistoryCheckTests {
         // Every other broken promise fails the test.
         let unanswered = anomalies.filter { $0.kind == .slowAnswer }
         let others = anomalies.filter { $0.kind != .slowAnswer }
-        let logs = hosts.withLock { $0.map { "host log:\n\($0.log.suffix(6000))" } }.joined(separator: "\n")
+        let logs = hosts.withLock { $0.map { "host log:\n\($0.log.suffix(20_000))" } }.joined(separator: "\n")
         #expect(others.isEmpty, "\(Self.report(others))\n\(logs)")
         if !unanswered.isEmpty {
             withKnownIssue("requests sent as some faults begin can wait minutes for an answer", isIntermittent: true) {
