@@ -138,7 +138,7 @@ public final class AuditTrail: Sendable {
                 await writeQueued(retrying: true)
                 // What arrives meanwhile goes in the next batch: one commit per interval at most, so a busy
                 // host's trail does not compete with its lock changes for the database's write lock.
-                try? await Task.sleep(for: Self.batchInterval)
+                if !withQueue({ $0.isFinished }) { try? await Task.sleep(for: Self.batchInterval) }
             }
             await writeQueued(retrying: false)
             group.cancelAll()
