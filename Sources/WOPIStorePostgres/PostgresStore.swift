@@ -115,7 +115,7 @@ public final class PostgresStore: WOPIStore {
 
     /// Closes every connection. Queries after this fail.
     ///
-    /// Waits for the pool at most a second: a pool still connecting to a database host that does not answer
+    /// Waits for the pool at most half a second: a pool still connecting to a database host that does not answer
     /// would otherwise hold the caller until its connect timeout (10 s); it then finishes in the background.
     public func close() async {
         await connections.close()

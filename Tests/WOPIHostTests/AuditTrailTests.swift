@@ -130,7 +130,7 @@ import WOPICore
         }
     }
 
-    @Test("an append that began before the trail finishes, to a store that does not answer, is waited for at most the final limit",
+    @Test("an append that began before the trail finishes, to a store that does not answer, is abandoned once the trail has been finishing for its limit",
           .timeLimit(.minutes(1)))
     func anAppendInFlightWhenTheTrailFinishesIsAbandoned() async throws {
         let store = SilentAuditStore()
@@ -154,7 +154,7 @@ import WOPICore
         #expect(await store.prunes == 1)
     }
 
-    @Test("a trail that finishes while its store does not answer stops waiting for it within a second, and ends",
+    @Test("a trail that finishes while its store does not answer stops waiting for it within seconds, and ends",
           .timeLimit(.minutes(1)))
     func aTrailFinishedWhileItsStoreDoesNotAnswerEnds() async throws {
         let store = SilentAuditStore()

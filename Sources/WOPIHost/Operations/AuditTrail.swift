@@ -46,9 +46,13 @@ public final class AuditTrail: Sendable {
     static let batchSize = 500
     /// The shortest time between two appends: an event is written at once, the ones after it together.
     static let batchInterval: Duration = .milliseconds(100)
-    /// How long an append may still take once the trail is finishing, including one that began before: a host that
-    /// stops while its database stops answering (rather than refusing) must not wait for the store to notice.
+    /// How long an append may still take once the trail is finishing, including one that began before, when the store
+    /// refused the append before it: a host that stops while its database stops answering (rather than refusing) must
+    /// not wait for the store to notice.
     static let finalAppendLimit: Duration = .milliseconds(500)
+    /// The same for a store that took the append before: a slow store (a busy database, a sanitized build) still gets
+    /// the last events, and one that dies just then still lets the host stop.
+    static let answeringStoreLimit: Duration = .seconds(5)
 
     /// A trail appending to `store`, keeping events for `retention` (seconds; `nil`: forever).
     public init(store: any AuditStore, retention: TimeInterval?, logger: Logger = Logger(label: "wopi.audit"),
@@ -114,12 +118,18 @@ public final class AuditTrail: Sendable {
         }
     }
 
-    /// Runs a call into the store until it answers, or until the trail has been finishing for `grace`: it is then
+    /// How long a call into the store may still take once the trail is finishing: little when the store refused the
+    /// last append, more when it took it.
+    private var finishingLimit: Duration {
+        withQueue { $0.lastAppendFailed } ? Self.finalAppendLimit : Self.answeringStoreLimit
+    }
+
+    /// Runs a call into the store until it answers, or until the trail has been finishing for `limit`: it is then
     /// cancelled and left to end on its own, and `nil` is returned.
-    private func untilFinished<Value: Sendable>(plus grace: Duration, _ call: @escaping @Sendable () async throws -> Value) async -> Result<Value, any Error>? {
+    private func untilFinished<Value: Sendable>(plus limit: Duration, _ call: @escaping @Sendable () async throws -> Value) async -> Result<Value, any Error>? {
         await firstOutcome(before: { [weak self] in
             await self?.finished()
-            try? await Task.sleep(for: grace)
+            try? await Task.sleep(for: limit)
         }, call)
     }
 
@@ -145,17 +155,16 @@ public final class AuditTrail: Sendable {
         }
     }
 
-    /// Deletes the events older than `retention`, once.
-    /// A trail that is finishing stops waiting for it at once.
+    /// Deletes the events older than `retention`, once; a trail that is finishing waits for it as for an append.
     public func prune(keeping retention: TimeInterval) async {
         let store = self.store, cutoff = now().addingTimeInterval(-retention)
-        switch await untilFinished(plus: .zero, { try await store.removeAuditEvents(before: cutoff) }) {
+        switch await untilFinished(plus: finishingLimit, { try await store.removeAuditEvents(before: cutoff) }) {
         case .success(let removed)?:
             if removed > 0 { logger.notice("pruned the audit trail", metadata: ["removed": "\(removed)", "days": "\(Int(retention / 86_400))"]) }
         case .failure(let error)?:
             logger.warning("could not prune the audit trail", metadata: ["error": "\(error)"])
         case nil:
-            logger.notice("stopped pruning the audit trail: the host is stopping")
+            logger.notice("stopped waiting for the audit trail's pruning: the host is stopping")
         }
     }
 
@@ -178,10 +187,11 @@ public final class AuditTrail: Sendable {
                 while written < events.count {
                     let batch = Array(events[written..<min(events.count, written + Self.batchSize)])
                     let store = self.store
-                    switch await untilFinished(plus: Self.finalAppendLimit, { try await store.appendAuditEvents(batch) }) {
+                    let limit = finishingLimit
+                    switch await untilFinished(plus: limit, { try await store.appendAuditEvents(batch) }) {
                     case .success?: break
                     case .failure(let error)?: throw error
-                    case nil: throw AppendTimedOut(limit: Self.finalAppendLimit)
+                    case nil: throw AppendTimedOut(limit: limit)
                     }
                     written += batch.count
                 }
