@@ -74,7 +74,7 @@ struct BrowserEditorHTTPTests {
             expectStatus(try await host.lock(doc.id, token: doc.token, lock), 200)
 
             // An autosave with the time the editor saw: saved, answered with the new time.
-            host.clock.advance(by: 5)
+            host.clock.advance(by: 5, after: try #require(ISO8601DateFormatter().date(from: seen)))
             let first = try await host.putFile(doc.id, token: doc.token, lock: lock, Data("v2".utf8), [("X-COOL-WOPI-Timestamp", seen)])
             expectStatus(first, 200, "\(seen) \(String(decoding: first.body, as: UTF8.self))")
             let afterFirst = try #require(try first.json()["LastModifiedTime"]?.string)

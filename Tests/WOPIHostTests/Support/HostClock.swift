@@ -16,4 +16,10 @@ final class HostClock: @unchecked Sendable {
 
     /// Moves the clock forward.
     func advance(by interval: TimeInterval) { lock.withLock { current += interval } }
+
+    /// Moves the clock forward to `interval` after `instant`, unless it is already later: a time the host took from
+    /// the real clock (an import's, say) may be ahead of this one on a slow machine.
+    func advance(by interval: TimeInterval, after instant: Date) {
+        lock.withLock { current = max(current, instant) + interval }
+    }
 }
