@@ -92,13 +92,14 @@ public final class PostgresStore: WOPIStore {
     private init(connections: SupervisedPostgresClient, logger: Logger) {
         self.connections = connections
         self.logger = logger
+        // Every request waits on these two: a batch stranded in a pool that was shut down must not hold the rest.
         fileAccesses = StatementBatcher(limit: Self.batchesInFlight) { pairs in
             let statement = PostgresStatements.FileAccess(fileIDs: pairs.map(\.file), userIDs: pairs.map(\.user))
-            return try Self.answers(to: pairs.count, from: await Self.rows(of: statement, on: connections, logger: logger))
+            return try Self.answers(to: pairs.count, from: await Self.batchRows(of: statement, on: connections, logger: logger))
         }
         lockChanges = StatementBatcher(limit: Self.batchesInFlight) { changes in
             let statement = PostgresStatements.SetLocks(changes: changes)
-            return try Self.answers(to: changes.count, from: await Self.rows(of: statement, on: connections, logger: logger))
+            return try Self.answers(to: changes.count, from: await Self.batchRows(of: statement, on: connections, logger: logger))
         }
     }
 
@@ -200,6 +201,16 @@ public final class PostgresStore: WOPIStore {
     static func rows<Statement: PostgresPreparedStatement>(of statement: Statement, on connections: SupervisedPostgresClient,
                                                            logger: Logger) async throws -> [Statement.Row] where Statement.Row: Sendable {
         try await connections.run { client in
+            var rows: [Statement.Row] = []
+            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
+    /// The rows of a batched statement, given up on once its pool has been shut down (``SupervisedPostgresClient/runUnlessAbandoned(_:)``).
+    static func batchRows<Statement: PostgresPreparedStatement & Sendable>(of statement: Statement, on connections: SupervisedPostgresClient,
+                                                                           logger: Logger) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        try await connections.runUnlessAbandoned { client in
             var rows: [Statement.Row] = []
             for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
             return rows

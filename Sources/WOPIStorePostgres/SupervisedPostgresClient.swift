@@ -17,7 +17,9 @@ import NIOConcurrencyHelpers
 ///   that is how a server that stopped between two requests, or hangs, is noticed.
 /// - When a query has waited ``Timing/progressLimit`` although the server answers probes (a server process frozen
 ///   or orphaned behind a connection, or a pool backing off after failing to connect), the pool is replaced: its
-///   connections close and its waiting queries fail, each answered `StoreUnavailable`.
+///   connections close and its waiting queries fail, each answered `StoreUnavailable`. A batched statement, which many
+///   requests wait on, is answered so within ``Timing/closeLimit`` of its pool's end even if the pool never fails it
+///   (``runUnlessAbandoned(_:)``).
 /// - When the probe fails, the pool is shut down (which fails every waiting query) and every query
 ///   after that throws `StoreUnavailable` without touching the network, except one at a time that
 ///   probes again; the first probe that succeeds starts a fresh pool and lets its query through.
@@ -64,6 +66,21 @@ final class SupervisedPostgresClient: Sendable {
         /// Probes in a row that got no answer while no query finished either.
         var timedOutProbes = 0
         var isClosed = false
+        /// Callers of ``runUnlessAbandoned(_:)`` waiting for their query's pool to be shut down, by pool and by number.
+        var abandonWaiters: [UInt64: [UInt64: CheckedContinuation<Void, Never>]] = [:]
+        var nextAbandonWaiter: UInt64 = 0
+
+        /// Whether `pool` was shut down: replaced, taken down in an outage, or closed.
+        func isAbandoned(_ pool: UInt64) -> Bool { pool != self.pool || client == nil || isClosed }
+
+        /// Takes the waiters whose pool was shut down, to be resumed outside the lock.
+        mutating func takeAbandonWaiters() -> [CheckedContinuation<Void, Never>] {
+            var taken: [CheckedContinuation<Void, Never>] = []
+            for pool in abandonWaiters.keys where isAbandoned(pool) {
+                if let waiters = abandonWaiters.removeValue(forKey: pool) { taken += waiters.values }
+            }
+            return taken
+        }
 
         /// Counts a query in; its number, for ``leave(_:)``.
         mutating func start(at now: ContinuousClock.Instant) -> UInt64 {
@@ -113,15 +130,56 @@ final class SupervisedPostgresClient: Sendable {
     /// `body` fails because a connection broke or could not be made; any other error reaches the caller as it was.
     func run<Result>(isolation: isolated (any Actor)? = #isolation,
                      _ body: (PostgresClient) async throws -> sending Result) async throws -> sending Result {
-        let (client, query) = try await enter()
+        let (client, query, _) = try await enter()
         defer { leave(query) }
         do {
             return try await body(client)
-        } catch let error as PostgresTransactionError {
-            throw failure(error.closureError ?? error.beginError ?? error.commitError ?? error)
         } catch {
             throw failure(error)
         }
+    }
+
+    /// Runs `body` as ``run(_:)`` does, but answers `StoreUnavailable` once its pool has been shut down for
+    /// ``Timing/closeLimit``, whether or not the pool ever ends the query: a statement that many requests wait on (a
+    /// batch) must not hold them all. Costs a task per call, which is why ``run(_:)`` does not do it.
+    func runUnlessAbandoned<Result: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
+        let (client, query, pool) = try await enter()
+        defer { leave(query) }
+        let closeLimit = timing.closeLimit
+        let outcome = await firstOutcome(before: { [weak self] in
+            await self?.shutDown(pool)
+            try? await Task.sleep(for: closeLimit)
+        }, { try await body(client) })
+        switch outcome {
+        case .success(let result)?: return result
+        case .failure(let error)?: throw failure(error)
+        case nil: throw StoreUnavailable("the database connection was closed with its pool")
+        }
+    }
+
+    /// Returns once `pool` has been shut down, or when the calling task is cancelled.
+    private func shutDown(_ pool: UInt64) async {
+        let waiter = state.withLockedValue { state in
+            defer { state.nextAbandonWaiter &+= 1 }
+            return state.nextAbandonWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let isWaiting = state.withLockedValue { state in
+                    guard !state.isAbandoned(pool), !Task.isCancelled else { return false }
+                    state.abandonWaiters[pool, default: [:]][waiter] = continuation
+                    return true
+                }
+                if !isWaiting { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLockedValue { $0.abandonWaiters[pool]?.removeValue(forKey: waiter) }?.resume()
+        }
+    }
+
+    /// Lets the callers waiting on pools that were shut down go.
+    private func releaseAbandonWaiters() {
+        for waiter in state.withLockedValue({ $0.takeAbandonWaiters() }) { waiter.resume() }
     }
 
     /// Shuts the pool down, waiting for it at most ``Timing/closeLimit``; a pool that takes longer finishes in
@@ -134,6 +192,7 @@ final class SupervisedPostgresClient: Sendable {
             defer { state.runner = nil }
             return state.runner
         }
+        releaseAbandonWaiters()
         guard let runner else { return }
         runner.cancel()
         _ = await firstOutcome(within: timing.closeLimit) { await runner.value }
@@ -142,24 +201,25 @@ final class SupervisedPostgresClient: Sendable {
     // MARK: Entering and leaving
 
     private enum Entry {
-        case client(PostgresClient, UInt64)
+        case client(PostgresClient, UInt64, UInt64)
         case unavailable(String)
         case probe
     }
 
-    private func enter() async throws -> (PostgresClient, UInt64) {
+    /// The pool to run a query on, the query's number and the pool's.
+    private func enter() async throws -> (PostgresClient, UInt64, UInt64) {
         let now = ContinuousClock.now
         let entry = state.withLockedValue { state -> Entry in
             if state.isClosed { return .unavailable("the store is closed") }
             if let client = state.client, state.outage == nil {
-                return .client(client, state.start(at: now))
+                return .client(client, state.start(at: now), state.pool)
             }
             guard !state.isProbing else { return .unavailable(state.outage ?? "the database is being checked") }
             state.isProbing = true
             return .probe
         }
         switch entry {
-        case .client(let client, let query): return (client, query)
+        case .client(let client, let query, let pool): return (client, query, pool)
         case .unavailable(let reason): throw StoreUnavailable(reason)
         case .probe:
             // One request at a time checks whether the database is back; the others are answered at once.
@@ -171,7 +231,7 @@ final class SupervisedPostgresClient: Sendable {
                 throw StoreUnavailable(reason)
             }
             let (client, runner) = await Self.start(configuration, logger: logger)
-            let entered = state.withLockedValue { state -> UInt64? in
+            let entered = state.withLockedValue { state -> (query: UInt64, pool: UInt64)? in
                 state.isProbing = false
                 guard !state.isClosed else { return nil }
                 state.client = client
@@ -179,14 +239,14 @@ final class SupervisedPostgresClient: Sendable {
                 state.pool += 1
                 state.outage = nil
                 state.stalledSince = nil
-                return state.start(at: .now)
+                return (state.start(at: .now), state.pool)
             }
             guard let entered else {
                 runner.cancel()
                 throw StoreUnavailable("the store is closed")
             }
             logger.notice("the database answers again")
-            return (client, entered)
+            return (client, entered.query, entered.pool)
         }
     }
 
@@ -200,6 +260,10 @@ final class SupervisedPostgresClient: Sendable {
     /// The error to throw for a failed query: `StoreUnavailable` when the connection failed (and a probe
     /// then checks the server), the error itself otherwise.
     private func failure(_ error: any Error) -> any Error {
+        if let transaction = error as? PostgresTransactionError,
+           let inner = transaction.closureError ?? transaction.beginError ?? transaction.commitError {
+            return failure(inner)
+        }
         if let unavailable = error as? StoreUnavailable { return unavailable }
         let outage = state.withLockedValue { $0.outage }
         guard let reason = outage ?? Self.connectionFailure(error) else { return error }
@@ -210,7 +274,7 @@ final class SupervisedPostgresClient: Sendable {
     // MARK: Watching
 
     /// Probes the server when queries are in flight and none has finished for the stall limit, and replaces the pool's
-    /// connections when none has finished for the progress limit although the server answers.
+    /// connections when a query has waited the progress limit although the server answers a probe at once.
     private func lookForStalls() async {
         let now = ContinuousClock.now
         let (shouldProbe, isStuck, abandoned) = state.withLockedValue { state -> (Bool, Bool, Int) in
@@ -237,7 +301,9 @@ final class SupervisedPostgresClient: Sendable {
             logger.warning("queries still wait on a pool that was shut down", metadata: ["queries": "\(abandoned)", "waited": "\(timing.progressLimit * 2)"])
         }
         if isStuck {
-            await replacePool()
+            // Stuck rather than slow only if a fresh connection is answered meanwhile: on a machine too busy to serve the
+            // query, the probe is late too, and replacing the pool would fail every query in it.
+            if await probe().failure == nil { await replacePool() }
         } else if shouldProbe {
             await checkServer()
         }
@@ -264,6 +330,7 @@ final class SupervisedPostgresClient: Sendable {
         }
         logger.error("a query waited \(timing.progressLimit) on the pool while the database answers; replacing the pool")
         stuck?.cancel()
+        releaseAbandonWaiters()
     }
 
     /// Probes the server once (unless a probe is running); when it fails, declares the outage and shuts
@@ -297,6 +364,7 @@ final class SupervisedPostgresClient: Sendable {
         if let runner {
             logger.error("the database is unavailable: \(outcome.failure ?? "")")
             runner.cancel()
+            releaseAbandonWaiters()
         }
     }
 

@@ -32,6 +32,21 @@ struct HistoryCheckTests {
         "seed \(seed) (WOPI_HISTORY_SEED), \(anomalies.count) anomalies:\n" + anomalies.prefix(12).map(\.description).joined(separator: "\n")
     }
 
+    /// What the clients of the first few anomalies sent on their file from a second before the first event the
+    /// anomaly names to its last, in the order sent: the story a reader needs to tell a defect from a checker's mistake.
+    static func story(of anomalies: [HistoryAnomaly], in events: [HistoryEvent]) -> String {
+        anomalies.prefix(3).map { anomaly in
+            let clients = Set(anomaly.events.map(\.client))
+            let from = (anomaly.events.map(\.invoked).min() ?? .zero) - .seconds(1)
+            let to = anomaly.events.map(\.completed).max() ?? .zero
+            let told = events.filter { $0.file == anomaly.file && clients.contains($0.client) && $0.completed >= from && $0.invoked <= to }
+                .sorted { $0.invoked < $1.invoked }
+                .prefix(80)
+                .map { "  client \($0.client): \($0.operation) sent \($0.invoked), ended \($0.completed): \($0.outcome)" }
+            return "\(anomaly.kind.rawValue) on \(anomaly.file), clients \(clients.sorted()):\n" + told.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
     @Test("two hosts on one PostgreSQL and one S3 bucket: no save lost, no lock held twice, versions in order, answers bounded, under faults",
           .timeLimit(.minutes(30)))
     func twoHostsUnderFaults() async throws {
@@ -149,7 +164,7 @@ struct HistoryCheckTests {
         let unanswered = anomalies.filter { $0.kind == .slowAnswer }
         let others = anomalies.filter { $0.kind != .slowAnswer }
         let logs = hosts.withLock { $0.map { "host log:\n\($0.log.suffix(20_000))" } }.joined(separator: "\n")
-        #expect(others.isEmpty, "\(Self.report(others))\n\(logs)")
+        #expect(others.isEmpty, "\(Self.report(others))\n\(Self.story(of: others, in: events))\n\(logs)")
         if !unanswered.isEmpty {
             withKnownIssue("requests sent as some faults begin can wait minutes for an answer", isIntermittent: true) {
                 Issue.record("\(Self.report(unanswered)), faults: \(faults.map { "\($0.kind) at \($0.start)" })\n\(logs)")
