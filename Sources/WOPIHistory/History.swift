@@ -74,7 +74,8 @@ public enum HistoryOutcome: Sendable, Hashable {
     /// An answer that refused or failed the request: it had no effect. Status 0: the request was never
     /// delivered (the connection was refused).
     case failed(status: Int)
-    /// No answer: the connection broke, or the client stopped waiting. The request may or may not have taken effect.
+    /// No answer: the connection broke, or the client stopped waiting; or an answer that does not say whether the
+    /// request took effect (a recorder may count a server error to a change so). It may or may not have taken effect.
     case indeterminate
 }
 

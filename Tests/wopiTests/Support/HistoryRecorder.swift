@@ -167,7 +167,14 @@ struct HistoryRecorder: Sendable {
         do {
             let response = try await Self.client.execute(request, timeout: TimeAmount(timeout))
             let bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
-            guard (200..<300).contains(Int(response.status.code)) else { return .failed(status: Int(response.status.code)) }
+            let status = Int(response.status.code)
+            guard (200..<300).contains(status) else {
+                // A server error to a change does not say whether the change was made: a statement the database had
+                // already received still runs after the host gave up on it (a frozen server that thaws, say). So, as
+                // Jepsen counts a timeout, it may or may not have taken effect.
+                if status >= 500, operation.changesTheFile { return .indeterminate }
+                return .failed(status: status)
+            }
             switch operation {
             case .getFile:
                 return .succeeded(HistoryObservation(body: Self.digest(bytes.readableBytesView),
@@ -190,5 +197,15 @@ struct HistoryRecorder: Sendable {
         }
         if let error = error as? IOError { return error.errnoCode == ECONNREFUSED }
         return String(describing: error).contains("Connection refused")
+    }
+}
+
+private extension HistoryOperation {
+    /// Whether the request asks the host to change the file (its body, lock, name or existence).
+    var changesTheFile: Bool {
+        switch self {
+        case .getFile, .checkFileInfo: false
+        case .lock, .refreshLock, .unlock, .unlockAndRelock, .putFile, .renameFile, .deleteFile: true
+        }
     }
 }
