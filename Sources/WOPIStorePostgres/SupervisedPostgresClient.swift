@@ -300,12 +300,8 @@ final class SupervisedPostgresClient: Sendable {
         if abandoned > 0 {
             logger.warning("queries still wait on a pool that was shut down", metadata: ["queries": "\(abandoned)", "waited": "\(timing.progressLimit * 2)"])
         }
-        if isStuck {
-            // Stuck rather than slow only if a fresh connection is answered meanwhile: on a machine too busy to serve the
-            // query, the probe is late too, and replacing the pool would fail every query in it.
-            if await probe().failure == nil { await replacePool() }
-        } else if shouldProbe {
-            await checkServer()
+        if isStuck || shouldProbe {
+            await checkServer(replacingIfAnswered: isStuck)
         }
     }
 
@@ -335,7 +331,11 @@ final class SupervisedPostgresClient: Sendable {
 
     /// Probes the server once (unless a probe is running); when it fails, declares the outage and shuts
     /// the pool down, which fails every query waiting in it.
-    private func checkServer() async {
+    ///
+    /// With `replacingIfAnswered`, a query has waited the progress limit: a probe that is answered then shows it stuck
+    /// rather than slow, and the pool is replaced. (On a machine too busy to serve the query, the probe is late too, and
+    /// replacing the pool would fail every query in it.)
+    private func checkServer(replacingIfAnswered: Bool = false) async {
         let claimed = state.withLockedValue { state -> Bool in
             guard !state.isProbing, state.outage == nil, !state.isClosed else { return false }
             state.isProbing = true
@@ -365,6 +365,8 @@ final class SupervisedPostgresClient: Sendable {
             logger.error("the database is unavailable: \(outcome.failure ?? "")")
             runner.cancel()
             releaseAbandonWaiters()
+        } else if replacingIfAnswered, outcome.failure == nil {
+            await replacePool()
         }
     }
 
