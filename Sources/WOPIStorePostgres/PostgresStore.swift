@@ -200,21 +200,21 @@ public final class PostgresStore: WOPIStore {
     /// Every row of a prepared statement (``PostgresStatements``).
     static func rows<Statement: PostgresPreparedStatement>(of statement: Statement, on connections: SupervisedPostgresClient,
                                                            logger: Logger) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        try await connections.run { client in
-            var rows: [Statement.Row] = []
-            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
-            return rows
-        }
+        try await connections.run { client in try await collect(statement, on: client, logger: logger) }
     }
 
     /// The rows of a batched statement, given up on once its pool has been shut down (``SupervisedPostgresClient/runUnlessAbandoned(_:)``).
     static func batchRows<Statement: PostgresPreparedStatement & Sendable>(of statement: Statement, on connections: SupervisedPostgresClient,
                                                                            logger: Logger) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        try await connections.runUnlessAbandoned { client in
-            var rows: [Statement.Row] = []
-            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
-            return rows
-        }
+        try await connections.runUnlessAbandoned { client in try await collect(statement, on: client, logger: logger) }
+    }
+
+    /// Every row of `statement`, run on `client`.
+    private static func collect<Statement: PostgresPreparedStatement>(_ statement: Statement, on client: PostgresClient,
+                                                                      logger: Logger) async throws -> [Statement.Row] {
+        var rows: [Statement.Row] = []
+        for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+        return rows
     }
 
     // MARK: Connection set-up

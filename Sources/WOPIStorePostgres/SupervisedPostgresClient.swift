@@ -66,20 +66,14 @@ final class SupervisedPostgresClient: Sendable {
         /// Probes in a row that got no answer while no query finished either.
         var timedOutProbes = 0
         var isClosed = false
-        /// Callers of ``runUnlessAbandoned(_:)`` waiting for their query's pool to be shut down, by pool and by number.
-        var abandonWaiters: [UInt64: [UInt64: CheckedContinuation<Void, Never>]] = [:]
-        var nextAbandonWaiter: UInt64 = 0
+        /// Opened when the pool in use is shut down (replaced, taken down in an outage, or closed), for
+        /// ``runUnlessAbandoned(_:)``; the next pool gets a new one.
+        var poolEnd = Latch()
 
-        /// Whether `pool` was shut down: replaced, taken down in an outage, or closed.
-        func isAbandoned(_ pool: UInt64) -> Bool { pool != self.pool || client == nil || isClosed }
-
-        /// Takes the waiters whose pool was shut down, to be resumed outside the lock.
-        mutating func takeAbandonWaiters() -> [CheckedContinuation<Void, Never>] {
-            var taken: [CheckedContinuation<Void, Never>] = []
-            for pool in abandonWaiters.keys where isAbandoned(pool) {
-                if let waiters = abandonWaiters.removeValue(forKey: pool) { taken += waiters.values }
-            }
-            return taken
+        /// Takes the latch of the pool in use, to be opened outside the lock, and puts a new one in its place.
+        mutating func endPool() -> Latch {
+            defer { poolEnd = Latch() }
+            return poolEnd
         }
 
         /// Counts a query in; its number, for ``leave(_:)``.
@@ -143,11 +137,11 @@ final class SupervisedPostgresClient: Sendable {
     /// ``Timing/closeLimit``, whether or not the pool ever ends the query: a statement that many requests wait on (a
     /// batch) must not hold them all. Costs a task per call, which is why ``run(_:)`` does not do it.
     func runUnlessAbandoned<Result: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
-        let (client, query, pool) = try await enter()
+        let (client, query, poolEnd) = try await enter()
         defer { leave(query) }
         let closeLimit = timing.closeLimit
-        let outcome = await firstOutcome(before: { [weak self] in
-            await self?.shutDown(pool)
+        let outcome = await firstOutcome(before: {
+            await poolEnd.wait()
             try? await Task.sleep(for: closeLimit)
         }, { try await body(client) })
         switch outcome {
@@ -157,42 +151,17 @@ final class SupervisedPostgresClient: Sendable {
         }
     }
 
-    /// Returns once `pool` has been shut down, or when the calling task is cancelled.
-    private func shutDown(_ pool: UInt64) async {
-        let waiter = state.withLockedValue { state in
-            defer { state.nextAbandonWaiter &+= 1 }
-            return state.nextAbandonWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let isWaiting = state.withLockedValue { state in
-                    guard !state.isAbandoned(pool), !Task.isCancelled else { return false }
-                    state.abandonWaiters[pool, default: [:]][waiter] = continuation
-                    return true
-                }
-                if !isWaiting { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLockedValue { $0.abandonWaiters[pool]?.removeValue(forKey: waiter) }?.resume()
-        }
-    }
-
-    /// Lets the callers waiting on pools that were shut down go.
-    private func releaseAbandonWaiters() {
-        for waiter in state.withLockedValue({ $0.takeAbandonWaiters() }) { waiter.resume() }
-    }
-
     /// Shuts the pool down, waiting for it at most ``Timing/closeLimit``; a pool that takes longer finishes in
     /// the background. Queries after this fail.
     func close() async {
         watchdog.withLockedValue { $0?.cancel() }
-        let runner = state.withLockedValue { state -> Task<Void, Never>? in
+        let (runner, poolEnd) = state.withLockedValue { state -> (Task<Void, Never>?, Latch) in
             state.isClosed = true
             state.client = nil
             defer { state.runner = nil }
-            return state.runner
+            return (state.runner, state.endPool())
         }
-        releaseAbandonWaiters()
+        poolEnd.open()
         guard let runner else { return }
         runner.cancel()
         _ = await firstOutcome(within: timing.closeLimit) { await runner.value }
@@ -201,25 +170,25 @@ final class SupervisedPostgresClient: Sendable {
     // MARK: Entering and leaving
 
     private enum Entry {
-        case client(PostgresClient, UInt64, UInt64)
+        case client(PostgresClient, UInt64, Latch)
         case unavailable(String)
         case probe
     }
 
-    /// The pool to run a query on, the query's number and the pool's.
-    private func enter() async throws -> (PostgresClient, UInt64, UInt64) {
+    /// The pool to run a query on, the query's number, and the latch opened when that pool is shut down.
+    private func enter() async throws -> (PostgresClient, UInt64, Latch) {
         let now = ContinuousClock.now
         let entry = state.withLockedValue { state -> Entry in
             if state.isClosed { return .unavailable("the store is closed") }
             if let client = state.client, state.outage == nil {
-                return .client(client, state.start(at: now), state.pool)
+                return .client(client, state.start(at: now), state.poolEnd)
             }
             guard !state.isProbing else { return .unavailable(state.outage ?? "the database is being checked") }
             state.isProbing = true
             return .probe
         }
         switch entry {
-        case .client(let client, let query, let pool): return (client, query, pool)
+        case .client(let client, let query, let poolEnd): return (client, query, poolEnd)
         case .unavailable(let reason): throw StoreUnavailable(reason)
         case .probe:
             // One request at a time checks whether the database is back; the others are answered at once.
@@ -231,7 +200,7 @@ final class SupervisedPostgresClient: Sendable {
                 throw StoreUnavailable(reason)
             }
             let (client, runner) = await Self.start(configuration, logger: logger)
-            let entered = state.withLockedValue { state -> (query: UInt64, pool: UInt64)? in
+            let entered = state.withLockedValue { state -> (query: UInt64, poolEnd: Latch)? in
                 state.isProbing = false
                 guard !state.isClosed else { return nil }
                 state.client = client
@@ -239,14 +208,14 @@ final class SupervisedPostgresClient: Sendable {
                 state.pool += 1
                 state.outage = nil
                 state.stalledSince = nil
-                return (state.start(at: .now), state.pool)
+                return (state.start(at: .now), state.poolEnd)
             }
             guard let entered else {
                 runner.cancel()
                 throw StoreUnavailable("the store is closed")
             }
             logger.notice("the database answers again")
-            return (client, entered.query, entered.pool)
+            return (client, entered.query, entered.poolEnd)
         }
     }
 
@@ -310,7 +279,7 @@ final class SupervisedPostgresClient: Sendable {
     private func replacePool() async {
         let (client, runner) = await Self.start(configuration, logger: logger)
         // `nil` when an outage or close came first: the fresh pool is not wanted then.
-        let stuck = state.withLockedValue { state -> Task<Void, Never>?? in
+        let stuck = state.withLockedValue { state -> (runner: Task<Void, Never>?, poolEnd: Latch)? in
             guard state.outage == nil, !state.isClosed else { return nil }
             defer {
                 state.client = client
@@ -318,15 +287,15 @@ final class SupervisedPostgresClient: Sendable {
                 state.pool += 1
                 state.stalledSince = nil
             }
-            return .some(state.runner)
+            return (state.runner, state.endPool())
         }
         guard let stuck else {
             runner.cancel()
             return
         }
         logger.error("a query waited \(timing.progressLimit) on the pool while the database answers; replacing the pool")
-        stuck?.cancel()
-        releaseAbandonWaiters()
+        stuck.runner?.cancel()
+        stuck.poolEnd.open()
     }
 
     /// Probes the server once (unless a probe is running); when it fails, declares the outage and shuts
@@ -344,7 +313,7 @@ final class SupervisedPostgresClient: Sendable {
         guard claimed else { return }
         let finishedBefore = state.withLockedValue { $0.finished }
         let outcome = await probe()
-        let runner = state.withLockedValue { state -> Task<Void, Never>? in
+        let ended = state.withLockedValue { state -> (runner: Task<Void, Never>?, poolEnd: Latch)? in
             state.isProbing = false
             state.stalledSince = nil
             guard let reason = outcome.failure, !(outcome.timedOut && state.finished != finishedBefore) else {
@@ -359,12 +328,12 @@ final class SupervisedPostgresClient: Sendable {
             state.outage = reason
             state.client = nil
             defer { state.runner = nil }
-            return state.runner
+            return (state.runner, state.endPool())
         }
-        if let runner {
+        if let ended {
             logger.error("the database is unavailable: \(outcome.failure ?? "")")
-            runner.cancel()
-            releaseAbandonWaiters()
+            ended.runner?.cancel()
+            ended.poolEnd.open()
         } else if replacingIfAnswered, outcome.failure == nil {
             await replacePool()
         }

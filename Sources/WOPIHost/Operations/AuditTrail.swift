@@ -22,6 +22,8 @@ public final class AuditTrail: Sendable {
     // A pthread mutex rather than Synchronization's Mutex, whose locking ThreadSanitizer on Linux does not see.
     private let queue = NIOLockedValueBox(Queue())
     private let wakeUps: AsyncStream<Void>
+    /// Opened by ``finish()``: calls into the store get their last limit from then on.
+    private let finishing = Latch()
     private let wakeUp: AsyncStream<Void>.Continuation
 
     private struct Queue {
@@ -33,9 +35,6 @@ public final class AuditTrail: Sendable {
         var isFinished = false
         /// The wait before the next try after a failed append, which ``finish()`` cuts short.
         var retryPause: Task<Void, Never>?
-        /// Who waits for ``finish()``, by number.
-        var finishWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var nextFinishWaiter: UInt64 = 0
     }
 
     /// The most events queued while the store does not take them.
@@ -88,34 +87,12 @@ public final class AuditTrail: Sendable {
     /// A trail whose store refused the last append writes nothing more: a host that stops while its database
     /// is gone stops at once instead of waiting for another answer, and what was queued is logged as lost.
     public func finish() {
-        let waiters = withQueue { queue in
+        withQueue { queue in
             queue.isFinished = true
             queue.retryPause?.cancel()
-            defer { queue.finishWaiters = [:] }
-            return queue.finishWaiters.values
         }
-        for waiter in waiters { waiter.resume() }
+        finishing.open()
         wakeUp.finish()
-    }
-
-    /// Returns once ``finish()`` was called, or when the calling task is cancelled.
-    private func finished() async {
-        let waiter = withQueue { queue in
-            defer { queue.nextFinishWaiter &+= 1 }
-            return queue.nextFinishWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let isWaiting = withQueue { queue in
-                    guard !queue.isFinished, !Task.isCancelled else { return false }
-                    queue.finishWaiters[waiter] = continuation
-                    return true
-                }
-                if !isWaiting { continuation.resume() }
-            }
-        } onCancel: {
-            withQueue { $0.finishWaiters.removeValue(forKey: waiter) }?.resume()
-        }
     }
 
     /// How long a call into the store may still take once the trail is finishing: little when the store refused the
@@ -127,8 +104,8 @@ public final class AuditTrail: Sendable {
     /// Runs a call into the store until it answers, or until the trail has been finishing for `limit`: it is then
     /// cancelled and left to end on its own, and `nil` is returned.
     private func untilFinished<Value: Sendable>(plus limit: Duration, _ call: @escaping @Sendable () async throws -> Value) async -> Result<Value, any Error>? {
-        await firstOutcome(before: { [weak self] in
-            await self?.finished()
+        await firstOutcome(before: { [finishing] in
+            await finishing.wait()
             try? await Task.sleep(for: limit)
         }, call)
     }
