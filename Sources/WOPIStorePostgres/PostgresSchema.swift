@@ -278,7 +278,7 @@ enum PostgresSchema {
         do {
             try await applyMissing(connection, logger: logger)
         } catch {
-            _ = try? await connection.query("SELECT pg_advisory_unlock(\(migrationLockKey))", logger: logger)
+            if !connection.isClosed { _ = try? await connection.query("SELECT pg_advisory_unlock(\(migrationLockKey))", logger: logger) }
             throw error
         }
         try await connection.query("SELECT pg_advisory_unlock(\(migrationLockKey))", logger: logger)
@@ -297,7 +297,7 @@ enum PostgresSchema {
             throw StoreSchemaError.newerThanBinary(found: "\(newest)", supported: "\(latestVersion)")
         }
         for migration in migrations where !applied.contains(migration.version) {
-            try await connection.withTransaction(logger: logger) { connection in
+            try await connection.inTransaction(logger: logger) { connection in
                 for statement in migration.sql {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }

@@ -12,6 +12,7 @@ public struct PostgresSession: SQLSession {
 
     /// Every row `statement` reads, inside the transaction.
     public func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
+        try connection.ensureOpen()
         var rows: [SQLRow] = []
         for try await row in try await connection.query(Self.query(statement), logger: logger) { rows.append(try Self.row(row)) }
         return rows
@@ -19,6 +20,7 @@ public struct PostgresSession: SQLSession {
 
     /// Runs `statement` inside the transaction.
     public func execute(_ statement: SQLStatement) async throws {
+        try connection.ensureOpen()
         try await connection.query(Self.query(statement), logger: logger)
     }
 

@@ -183,12 +183,14 @@ public final class PostgresStore: WOPIStore {
 
     // MARK: Helpers
 
-    /// Runs `body` in one transaction, committed when it returns and rolled back when it throws; the error
-    /// `body` threw (a `WOPIStoreError`, a unique violation) reaches the caller unwrapped.
+    /// Runs `body` in one transaction on one connection of the pool, committed when it returns and rolled back when it
+    /// throws; the error `body` threw (a `WOPIStoreError`, a unique violation) reaches the caller unwrapped.
     func transaction<Result>(isolation: isolated (any Actor)? = #isolation,
                              _ body: (PostgresConnection) async throws -> sending Result) async throws -> sending Result {
         try await connections.run(isolation: isolation) { client in
-            try await client.withTransaction(logger: logger, isolation: isolation, body)
+            try await client.withConnection(isolation: isolation) { connection in
+                try await connection.inTransaction(logger: logger, isolation: isolation, body)
+            }
         }
     }
 
@@ -209,12 +211,15 @@ public final class PostgresStore: WOPIStore {
         try await connections.runUnlessAbandoned { client in try await collect(statement, on: client, logger: logger) }
     }
 
-    /// Every row of `statement`, run on `client`.
+    /// Every row of `statement`, run on a connection of `client`.
     private static func collect<Statement: PostgresPreparedStatement>(_ statement: Statement, on client: PostgresClient,
-                                                                      logger: Logger) async throws -> [Statement.Row] {
-        var rows: [Statement.Row] = []
-        for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
-        return rows
+                                                                      logger: Logger) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        try await client.withConnection { connection in
+            try connection.ensureOpen()
+            var rows: [Statement.Row] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
     }
 
     // MARK: Connection set-up

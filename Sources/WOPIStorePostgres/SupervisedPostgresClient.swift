@@ -15,9 +15,12 @@ import NIOConcurrencyHelpers
 ///   and a probe (a fresh connection and `SELECT 1`) checks the server.
 /// - When queries are in flight and none has finished for ``Timing/stallLimit``, the probe runs too:
 ///   that is how a server that stopped between two requests, or hangs, is noticed.
-/// - When a query has waited ``Timing/progressLimit`` although the server answers probes (a server process frozen
-///   or orphaned behind a connection, or a pool backing off after failing to connect), the pool is replaced: its
-///   connections close and its waiting queries fail, each answered `StoreUnavailable`. A batched statement, which many
+/// - When a query has waited ``Timing/progressLimit``, the probe also asks the server what this pool's connections
+///   are doing (each pool has its own `application_name`). If none runs a statement or holds a transaction open (a
+///   server process frozen or orphaned behind a connection, or a pool backing off after failing to connect), the pool
+///   is stuck and is replaced: its connections close and its waiting queries fail, each answered `StoreUnavailable`.
+///   If the server is working on them (a lock wait, a busy machine), the query is slow, not stuck, and keeps waiting
+///   up to ``Timing/workingLimit``. A batched statement, which many
 ///   requests wait on, is answered so within ``Timing/closeLimit`` of its pool's end even if the pool never fails it
 ///   (``runUnlessAbandoned(_:)``).
 /// - When the probe fails, the pool is shut down (which fails every waiting query) and every query
@@ -41,6 +44,11 @@ final class SupervisedPostgresClient: Sendable {
         /// takes new connections, and a pool that failed to connect while the server restarted backs off for up to a
         /// minute before it tries again.
         var progressLimit: Duration = .seconds(4)
+        /// How long a query may wait while the server is working on this pool's statements before the pool is replaced
+        /// anyway: a server process stopped in the middle of a statement still shows as running it.
+        var workingLimit: Duration = .seconds(12)
+        /// How often the server is asked again about a query that waits while the server works for the pool.
+        var workingRecheck: Duration = .seconds(1)
         /// How often in-flight queries are looked at.
         var tick: Duration = .milliseconds(100)
         /// How long ``close()`` waits for the pool to finish. A pool still connecting to a server that does not
@@ -65,6 +73,8 @@ final class SupervisedPostgresClient: Sendable {
         var stalledSince: ContinuousClock.Instant?
         /// Probes in a row that got no answer while no query finished either.
         var timedOutProbes = 0
+        /// When the server last said it was working for the pool while a query waited past the progress limit.
+        var lastSeenWorking: ContinuousClock.Instant?
         var isClosed = false
         /// Opened when the pool in use is shut down (replaced, taken down in an outage, or closed), for
         /// ``runUnlessAbandoned(_:)``; the next pool gets a new one.
@@ -85,6 +95,8 @@ final class SupervisedPostgresClient: Sendable {
     }
 
     private let configuration: PostgresClient.Configuration
+    /// What the pools' connections are called in `pg_stat_activity`: "wopikit", a random tag and the pool's number.
+    private let applicationName = "wopikit " + String(UInt32.random(in: 0...UInt32.max), radix: 16)
     private let probeConfiguration: PostgresConnection.Configuration
     private let timing: Timing
     private let logger: Logger
@@ -101,7 +113,7 @@ final class SupervisedPostgresClient: Sendable {
         self.probeConfiguration = probeConfiguration
         self.timing = timing
         self.logger = logger
-        let (client, runner) = await Self.start(configuration, logger: logger)
+        let (client, runner) = await Self.start(configuration, named: name(ofPool: 0), logger: logger)
         state.withLockedValue {
             $0.client = client
             $0.runner = runner
@@ -199,13 +211,14 @@ final class SupervisedPostgresClient: Sendable {
                 }
                 throw StoreUnavailable(reason)
             }
-            let (client, runner) = await Self.start(configuration, logger: logger)
+            let pool = state.withLockedValue { $0.pool } + 1
+            let (client, runner) = await Self.start(configuration, named: name(ofPool: pool), logger: logger)
             let entered = state.withLockedValue { state -> (query: UInt64, poolEnd: Latch)? in
                 state.isProbing = false
                 guard !state.isClosed else { return nil }
                 state.client = client
                 state.runner = runner
-                state.pool += 1
+                state.pool = pool
                 state.outage = nil
                 state.stalledSince = nil
                 return (state.start(at: .now), state.poolEnd)
@@ -242,11 +255,19 @@ final class SupervisedPostgresClient: Sendable {
 
     // MARK: Watching
 
-    /// Probes the server when queries are in flight and none has finished for the stall limit, and replaces the pool's
-    /// connections when a query has waited the progress limit although the server answers a probe at once.
+    /// What a query of the pool in use that has waited the progress limit asks of the next probe.
+    private enum Stuck {
+        /// Replace the pool unless the server is working on its statements.
+        case askServer
+        /// The query has waited the working limit: replace the pool if the server answers at all.
+        case replace
+    }
+
+    /// Probes the server when queries are in flight and none has finished for the stall limit, and looks into any
+    /// query that has waited the progress limit.
     private func lookForStalls() async {
         let now = ContinuousClock.now
-        let (shouldProbe, isStuck, abandoned) = state.withLockedValue { state -> (Bool, Bool, Int) in
+        let (shouldProbe, stuck, abandoned) = state.withLockedValue { state -> (Bool, Stuck?, Int) in
             defer { state.finishedAtLastTick = state.finished }
             // A query left waiting in a pool that was shut down should have failed with it: said once, as it should not happen.
             var abandoned = 0
@@ -254,38 +275,125 @@ final class SupervisedPostgresClient: Sendable {
                 state.started[query]?.isReported = true
                 abandoned += 1
             }
-            guard state.outage == nil, !state.isClosed, !state.isProbing else { return (false, false, abandoned) }
+            guard state.outage == nil, !state.isClosed, !state.isProbing else { return (false, nil, abandoned) }
             // Some queries may fail at once while others wait for good, so each query's own wait counts, not the pool's.
             let pool = state.pool
-            let isStuck = state.started.values.contains { $0.pool == pool && now - $0.since >= timing.progressLimit }
+            var stuck: Stuck?
+            switch state.started.values.lazy.filter({ $0.pool == pool }).map({ now - $0.since }).max() {
+            case let longest? where longest >= timing.workingLimit:
+                stuck = .replace
+            case let longest? where longest >= timing.progressLimit:
+                if state.lastSeenWorking.map({ now - $0 >= timing.workingRecheck }) ?? true { stuck = .askServer }
+            default:
+                state.lastSeenWorking = nil
+            }
             guard !state.started.isEmpty, state.finished == state.finishedAtLastTick else {
                 state.stalledSince = nil
-                return (false, isStuck, abandoned)
+                return (false, stuck, abandoned)
             }
             let since = state.stalledSince ?? now
             state.stalledSince = since
-            return (now - since >= timing.stallLimit, isStuck, abandoned)
+            return (now - since >= timing.stallLimit, stuck, abandoned)
         }
         if abandoned > 0 {
             logger.warning("queries still wait on a pool that was shut down", metadata: ["queries": "\(abandoned)", "waited": "\(timing.progressLimit * 2)"])
         }
-        if isStuck || shouldProbe {
-            await checkServer(replacingIfAnswered: isStuck)
+        if stuck != nil || shouldProbe {
+            await checkServer(stuck)
+        }
+    }
+
+    /// What a probe showed.
+    private enum Verdict {
+        case answered
+        case down(runner: Task<Void, Never>?, poolEnd: Latch)
+        case stuck(String)
+        case working([String], isNew: Bool)
+    }
+
+    /// Probes the server once (unless a probe is running). When it fails, declares the outage and shuts the pool down,
+    /// which fails every query waiting in it. When it answers and a query is stuck, replaces the pool.
+    ///
+    /// A query that has waited the progress limit is stuck only if the server is not working on any of the pool's
+    /// statements. On a machine too busy to serve the query, or with the query waiting for a row lock, the server shows
+    /// the statement running, and replacing the pool would only fail every query in it.
+    private func checkServer(_ stuck: Stuck? = nil) async {
+        let pool = state.withLockedValue { state -> UInt64? in
+            guard !state.isProbing, state.outage == nil, !state.isClosed else { return nil }
+            state.isProbing = true
+            return state.pool
+        }
+        guard let pool else { return }
+        let finishedBefore = state.withLockedValue { $0.finished }
+        let outcome = await probe(askingAbout: stuck == .askServer ? name(ofPool: pool) : nil)
+        let verdict = state.withLockedValue { state -> Verdict in
+            state.stalledSince = nil
+            guard let reason = outcome.failure, !(outcome.timedOut && state.finished != finishedBefore) else {
+                state.timedOutProbes = 0
+                // A query that ended while the probe ran was slow, not stuck.
+                let now = ContinuousClock.now
+                let stillWaits = state.started.values.contains { $0.pool == pool && now - $0.since >= timing.progressLimit }
+                switch stuck {
+                case nil:
+                    break
+                case _ where !stillWaits:
+                    break
+                case .replace:
+                    // The probing goes on until the pool is replaced, so that no other replacement starts meanwhile.
+                    return .stuck("a query waited \(timing.workingLimit) on the pool")
+                case .askServer where outcome.working.isEmpty:
+                    return .stuck("a query waited \(timing.progressLimit) on the pool, and the database runs none of its statements")
+                case .askServer:
+                    defer { state.lastSeenWorking = .now }
+                    state.isProbing = false
+                    return .working(outcome.working, isNew: state.lastSeenWorking == nil)
+                }
+                state.isProbing = false
+                return .answered
+            }
+            state.isProbing = false
+            if outcome.timedOut {
+                state.timedOutProbes += 1
+                guard state.timedOutProbes >= timing.hungProbes else { return .answered }
+            }
+            state.timedOutProbes = 0
+            state.outage = reason
+            state.client = nil
+            defer { state.runner = nil }
+            return .down(runner: state.runner, poolEnd: state.endPool())
+        }
+        switch verdict {
+        case .answered:
+            break
+        case .down(let runner, let poolEnd):
+            logger.error("the database is unavailable: \(outcome.failure ?? "")")
+            runner?.cancel()
+            poolEnd.open()
+        case .stuck(let why):
+            await replacePool(because: why)
+        case .working(let statements, let isNew):
+            if isNew {
+                logger.warning("a query has waited \(timing.progressLimit) on the pool while the database works on its statements; it goes on waiting",
+                               metadata: ["statements": "\(statements.joined(separator: "; "))"])
+            }
         }
     }
 
     /// Starts a fresh pool for the queries to come and shuts the stuck one down, which closes its connections and so
-    /// fails the queries waiting on them (each answered `StoreUnavailable`).
-    private func replacePool() async {
-        let (client, runner) = await Self.start(configuration, logger: logger)
-        // `nil` when an outage or close came first: the fresh pool is not wanted then.
+    /// fails the queries waiting on them (each answered `StoreUnavailable`). Called while probing, which it ends.
+    private func replacePool(because reason: String) async {
+        let pool = state.withLockedValue { $0.pool } + 1
+        let (client, runner) = await Self.start(configuration, named: name(ofPool: pool), logger: logger)
+        // `nil` when a close came first: the fresh pool is not wanted then.
         let stuck = state.withLockedValue { state -> (runner: Task<Void, Never>?, poolEnd: Latch)? in
+            state.isProbing = false
             guard state.outage == nil, !state.isClosed else { return nil }
             defer {
                 state.client = client
                 state.runner = runner
-                state.pool += 1
+                state.pool = pool
                 state.stalledSince = nil
+                state.lastSeenWorking = nil
             }
             return (state.runner, state.endPool())
         }
@@ -293,77 +401,55 @@ final class SupervisedPostgresClient: Sendable {
             runner.cancel()
             return
         }
-        logger.error("a query waited \(timing.progressLimit) on the pool while the database answers; replacing the pool")
+        logger.error("\(reason); replacing the pool")
         stuck.runner?.cancel()
         stuck.poolEnd.open()
     }
 
-    /// Probes the server once (unless a probe is running); when it fails, declares the outage and shuts
-    /// the pool down, which fails every query waiting in it.
-    ///
-    /// With `replacingIfAnswered`, a query has waited the progress limit: a probe that is answered then shows it stuck
-    /// rather than slow, and the pool is replaced. (On a machine too busy to serve the query, the probe is late too, and
-    /// replacing the pool would fail every query in it.)
-    private func checkServer(replacingIfAnswered: Bool = false) async {
-        let claimed = state.withLockedValue { state -> Bool in
-            guard !state.isProbing, state.outage == nil, !state.isClosed else { return false }
-            state.isProbing = true
-            return true
-        }
-        guard claimed else { return }
-        let finishedBefore = state.withLockedValue { $0.finished }
-        let outcome = await probe()
-        let ended = state.withLockedValue { state -> (runner: Task<Void, Never>?, poolEnd: Latch)? in
-            state.isProbing = false
-            state.stalledSince = nil
-            guard let reason = outcome.failure, !(outcome.timedOut && state.finished != finishedBefore) else {
-                state.timedOutProbes = 0
-                return nil
-            }
-            if outcome.timedOut {
-                state.timedOutProbes += 1
-                guard state.timedOutProbes >= timing.hungProbes else { return nil }
-            }
-            state.timedOutProbes = 0
-            state.outage = reason
-            state.client = nil
-            defer { state.runner = nil }
-            return (state.runner, state.endPool())
-        }
-        if let ended {
-            logger.error("the database is unavailable: \(outcome.failure ?? "")")
-            ended.runner?.cancel()
-            ended.poolEnd.open()
-        } else if replacingIfAnswered, outcome.failure == nil {
-            await replacePool()
-        }
-    }
-
     /// Connects afresh and runs `SELECT 1`: `failure` is `nil` when that worked within the probe timeout, else why not.
-    private func probe() async -> (failure: String?, timedOut: Bool) {
+    /// With `pool`, also reads what that pool's connections are doing: each one running a statement or holding a
+    /// transaction open, as "state (wait event)".
+    private func probe(askingAbout pool: String? = nil) async -> (failure: String?, timedOut: Bool, working: [String]) {
         let configuration = probeConfiguration
         let logger = logger
-        let outcome = await firstOutcome(within: timing.probeTimeout) {
+        let outcome = await firstOutcome(within: timing.probeTimeout) { () -> [String] in
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             do {
                 _ = try await connection.query("SELECT 1", logger: logger).collect()
+                var working: [String] = []
+                if let pool {
+                    let rows = try await connection.query("""
+                        SELECT state, wait_event_type, wait_event FROM pg_stat_activity
+                        WHERE application_name = \(pool) AND state IN ('active', 'idle in transaction', 'idle in transaction (aborted)')
+                        """, logger: logger)
+                    for try await (state, type, event) in rows.decode((String, String?, String?).self) {
+                        working.append(type.map { "\(state) (\($0): \(event ?? ""))" } ?? state)
+                    }
+                }
                 try? await connection.close()
+                return working
             } catch {
                 try? await connection.close()
                 throw error
             }
         }
         switch outcome {
-        case .success: return (nil, false)
-        case .failure(let error): return (Self.connectionFailure(error) ?? PostgresStore.reason(error), false)
-        case nil: return ("no answer within \(timing.probeTimeout)", true)
+        case .success(let working): return (nil, false, working)
+        case .failure(let error): return (Self.connectionFailure(error) ?? PostgresStore.reason(error), false, [])
+        case nil: return ("no answer within \(timing.probeTimeout)", true, [])
         }
     }
 
+    /// The `application_name` of pool number `pool`.
+    private func name(ofPool pool: UInt64) -> String { "\(applicationName) \(pool)" }
+
     // MARK: Helpers
 
-    /// A pool running in a task of its own: it must outlive the caller's task (and its graceful-shutdown context).
-    private static func start(_ configuration: PostgresClient.Configuration, logger: Logger) async -> (PostgresClient, Task<Void, Never>) {
+    /// A pool running in a task of its own: it must outlive the caller's task (and its graceful-shutdown context). Its
+    /// connections are called `name` in `pg_stat_activity`.
+    private static func start(_ configuration: PostgresClient.Configuration, named name: String, logger: Logger) async -> (PostgresClient, Task<Void, Never>) {
+        var configuration = configuration
+        configuration.options.additionalStartupParameters.append(("application_name", name))
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let (started, continuation) = AsyncStream.makeStream(of: Void.self)
         let runner = Task.detached {
