@@ -238,9 +238,6 @@ public final class PostgresStore: WOPIStore {
 
     /// A short reason for a connection failure, without the URL's password (PostgresNIO's errors never carry it).
     static func reason(_ error: any Error) -> String {
-        if let error = error as? PostgresTransactionError, let inner = error.closureError ?? error.beginError ?? error.commitError {
-            return reason(inner)
-        }
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] { return message }
             if let underlying = error.underlying { return "\(underlying)" }

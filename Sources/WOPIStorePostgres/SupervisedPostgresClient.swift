@@ -16,11 +16,12 @@ import NIOConcurrencyHelpers
 /// - When queries are in flight and none has finished for ``Timing/stallLimit``, the probe runs too:
 ///   that is how a server that stopped between two requests, or hangs, is noticed.
 /// - When a query has waited ``Timing/progressLimit``, the probe also asks the server what this pool's connections
-///   are doing (each pool has its own `application_name`). If none runs a statement or holds a transaction open (a
-///   server process frozen or orphaned behind a connection, or a pool backing off after failing to connect), the pool
-///   is stuck and is replaced: its connections close and its waiting queries fail, each answered `StoreUnavailable`.
-///   If the server is working on them (a lock wait, a busy machine), the query is slow, not stuck, and keeps waiting
-///   up to ``Timing/workingLimit``. A batched statement, which many
+///   are doing (each pool has its own `application_name`). If none runs a statement or holds a transaction open, twice
+///   ``Timing/workingRecheck`` apart (a server process frozen or orphaned behind a connection, or a pool backing off
+///   after failing to connect; a host process too busy to read its answers has read them by the second look), the
+///   pool is stuck and is replaced: its connections close and its waiting queries fail, each answered
+///   `StoreUnavailable`. If the server is working on them (a lock wait, a busy machine), the query is slow, not stuck,
+///   and keeps waiting up to ``Timing/workingLimit``. A batched statement, which many
 ///   requests wait on, is answered so within ``Timing/closeLimit`` of its pool's end even if the pool never fails it
 ///   (``runUnlessAbandoned(_:)``).
 /// - When the probe fails, the pool is shut down (which fails every waiting query) and every query
@@ -46,9 +47,9 @@ final class SupervisedPostgresClient: Sendable {
         var progressLimit: Duration = .seconds(4)
         /// How long a query may wait while the server is working on this pool's statements before the pool is replaced
         /// anyway: a server process stopped in the middle of a statement still shows as running it.
-        var workingLimit: Duration = .seconds(12)
-        /// How often the server is asked again about a query that waits while the server works for the pool.
-        var workingRecheck: Duration = .seconds(1)
+        var workingLimit: Duration = .seconds(30)
+        /// How long after one look at what the pool's connections are doing the server is asked again.
+        var workingRecheck: Duration = .milliseconds(500)
         /// How often in-flight queries are looked at.
         var tick: Duration = .milliseconds(100)
         /// How long ``close()`` waits for the pool to finish. A pool still connecting to a server that does not
@@ -73,8 +74,12 @@ final class SupervisedPostgresClient: Sendable {
         var stalledSince: ContinuousClock.Instant?
         /// Probes in a row that got no answer while no query finished either.
         var timedOutProbes = 0
-        /// When the server last said it was working for the pool while a query waited past the progress limit.
-        var lastSeenWorking: ContinuousClock.Instant?
+        /// When the server was last asked about a query waiting past the progress limit; `nil` while none waits so long.
+        var lastAsked: ContinuousClock.Instant?
+        /// Answers in a row that the server runs none of the pool's statements, while a query waited past the progress limit.
+        var idleAnswers = 0
+        /// Whether the server was seen working for the pool while a query waited past the progress limit (said once).
+        var sawWorking = false
         var isClosed = false
         /// Opened when the pool in use is shut down (replaced, taken down in an outage, or closed), for
         /// ``runUnlessAbandoned(_:)``; the next pool gets a new one.
@@ -242,10 +247,6 @@ final class SupervisedPostgresClient: Sendable {
     /// The error to throw for a failed query: `StoreUnavailable` when the connection failed (and a probe
     /// then checks the server), the error itself otherwise.
     private func failure(_ error: any Error) -> any Error {
-        if let transaction = error as? PostgresTransactionError,
-           let inner = transaction.closureError ?? transaction.beginError ?? transaction.commitError {
-            return failure(inner)
-        }
         if let unavailable = error as? StoreUnavailable { return unavailable }
         let outage = state.withLockedValue { $0.outage }
         guard let reason = outage ?? Self.connectionFailure(error) else { return error }
@@ -283,9 +284,11 @@ final class SupervisedPostgresClient: Sendable {
             case let longest? where longest >= timing.workingLimit:
                 stuck = .replace
             case let longest? where longest >= timing.progressLimit:
-                if state.lastSeenWorking.map({ now - $0 >= timing.workingRecheck }) ?? true { stuck = .askServer }
+                if state.lastAsked.map({ now - $0 >= timing.workingRecheck }) ?? true { stuck = .askServer }
             default:
-                state.lastSeenWorking = nil
+                state.lastAsked = nil
+                state.idleAnswers = 0
+                state.sawWorking = false
             }
             guard !state.started.isEmpty, state.finished == state.finishedAtLastTick else {
                 state.stalledSince = nil
@@ -342,11 +345,17 @@ final class SupervisedPostgresClient: Sendable {
                     // The probing goes on until the pool is replaced, so that no other replacement starts meanwhile.
                     return .stuck("a query waited \(timing.workingLimit) on the pool")
                 case .askServer where outcome.working.isEmpty:
-                    return .stuck("a query waited \(timing.progressLimit) on the pool, and the database runs none of its statements")
+                    state.idleAnswers += 1
+                    if state.idleAnswers >= 2 {
+                        return .stuck("a query waited \(timing.progressLimit) on the pool, and twice the database ran none of its statements")
+                    }
+                    state.lastAsked = .now
                 case .askServer:
-                    defer { state.lastSeenWorking = .now }
+                    defer { state.sawWorking = true }
+                    state.lastAsked = .now
+                    state.idleAnswers = 0
                     state.isProbing = false
-                    return .working(outcome.working, isNew: state.lastSeenWorking == nil)
+                    return .working(outcome.working, isNew: !state.sawWorking)
                 }
                 state.isProbing = false
                 return .answered
@@ -393,7 +402,9 @@ final class SupervisedPostgresClient: Sendable {
                 state.runner = runner
                 state.pool = pool
                 state.stalledSince = nil
-                state.lastSeenWorking = nil
+                state.lastAsked = nil
+                state.idleAnswers = 0
+                state.sawWorking = false
             }
             return (state.runner, state.endPool())
         }
