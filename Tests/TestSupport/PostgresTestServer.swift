@@ -52,14 +52,12 @@ public final class PostgresTestServer: Sendable {
     /// Stops the server (fast shutdown, as an operator's `pg_ctl stop` does), keeping its data, so that
     /// ``restart()`` can bring it back.
     public func stopServer() {
-        let pidFile = folder.appendingPathComponent("cluster/postmaster.pid")
-        guard let text = try? String(contentsOf: pidFile, encoding: .utf8), let pid = text.split(separator: "\n").first.flatMap({ pid_t($0) }) else {
-            return
-        }
+        guard let pid = postmasterPID() else { return }
+        thawLauncher()
         kill(pid, SIGINT)
         let deadline = Date().addingTimeInterval(15)
-        while kill(pid, 0) == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+        while Self.isAlive(pid), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if Self.isAlive(pid) { kill(pid, SIGKILL) }
     }
 
     /// Freezes the server and every backend (SIGSTOP), as a hung machine would: connections are still
@@ -94,6 +92,22 @@ public final class PostgresTestServer: Sendable {
         guard let postmaster = postmasterPID() else { return }
         for child in Self.children(of: postmaster) { kill(child, SIGCONT) }
         kill(postmaster, SIGCONT)
+        thawLauncher()
+    }
+
+    /// When root, the server runs under `runuser`, which stops itself when its child is stopped and stays stopped: a
+    /// stopped `runuser` never reaps the server once it exits, and PostgreSQL refuses to start again while the old PID
+    /// (a zombie) seems alive.
+    private func thawLauncher() {
+        guard let launcher = process.withLock({ $0 })?.processIdentifier, launcher > 0, launcher != getpid() else { return }
+        kill(launcher, SIGCONT)
+    }
+
+    /// Whether `pid` runs: not gone, and not a zombie waiting to be reaped.
+    private static func isAlive(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: end)...].split(separator: " ").first != "Z"
     }
 
     private func postmasterPID() -> pid_t? {

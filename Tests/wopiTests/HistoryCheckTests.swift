@@ -92,12 +92,14 @@ struct HistoryCheckTests {
 
         let start = ContinuousClock.now
         let finished = Mutex(false)
+        // Set when a fault could not be made or undone: the clients stop at once and the test fails with the reason.
+        let broken = Mutex(false)
         let recorder = HistoryRecorder(files: targets, hosts: { hosts.withLock { $0.map { "http://127.0.0.1:\($0.port)" } } },
                                        clients: 16, operationsPerClient: .max,
                                        // After the faults, until the history has enough in it to show something (on a busy
                                        // machine the faults last longer, and fewer requests succeed), or after ten minutes.
                                        isFinished: { tally in
-                                           finished.withLock { $0 } && (tally.saves >= 10 && tally.reads >= 20 && tally.grants >= 10
+                                           broken.withLock { $0 } || finished.withLock { $0 } && (tally.saves >= 10 && tally.reads >= 20 && tally.grants >= 10
                                                                         || start.duration(to: .now) > .seconds(600))
                                        },
                                        minimumOperations: 30, thinkTime: Self.thinkTime, timeout: Self.clientTimeout, seed: Self.seed)
@@ -145,16 +147,23 @@ struct HistoryCheckTests {
         var generator = SplitMix64(seed: Self.seed)
         let step = Duration.seconds(5)
         var order: [Int] = []
-        for slot in 0..<max(injections.count, Self.seconds / 5 - 2) {
-            // A fault that takes long (the object store's restart) leaves fewer slots in a run of fixed length.
-            guard slot < injections.count || start.duration(to: .now) < .seconds(Self.seconds - 10) else { break }
-            if order.isEmpty { order = injections.indices.shuffled(using: &generator) }
-            let index = order.removeFirst()
-            try await Task.sleep(until: start + step * (slot + 1))
-            try await inject(injections[index].0, injections[index].1)
+        do {
+            for slot in 0..<max(injections.count, Self.seconds / 5 - 2) {
+                // A fault that takes long (the object store's restart) leaves fewer slots in a run of fixed length.
+                guard slot < injections.count || start.duration(to: .now) < .seconds(Self.seconds - 10) else { break }
+                if order.isEmpty { order = injections.indices.shuffled(using: &generator) }
+                let index = order.removeFirst()
+                try await Task.sleep(until: start + step * (slot + 1))
+                try await inject(injections[index].0, injections[index].1)
+            }
+            // Service without faults to the end of the run, and for a few seconds at least: everything is back.
+            try await Task.sleep(until: max(start + .seconds(Self.seconds), .now + step))
+        } catch {
+            // The recorder runs until told to finish, so it is told before the error leaves.
+            broken.withLock { $0 = true }
+            _ = await recorded
+            throw error
         }
-        // Service without faults to the end of the run, and for a few seconds at least: everything is back.
-        try await Task.sleep(until: max(start + .seconds(Self.seconds), .now + step))
         finished.withLock { $0 = true }
 
         let events = await recorded
