@@ -16,10 +16,8 @@ import WOPIStoreSQL
           .timeLimit(.minutes(1)))
     func aStatementOnAClosedConnectionFails() async throws {
         let url = try await StoreUnderTest.newPostgresDatabase()
-        let configuration = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.user, password: url.password,
-                                                             database: url.database, tls: .disable)
         let logger = Logger(label: "test")
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        let connection = try await PostgresConnection.connect(configuration: url.connectionConfiguration, id: 1, logger: logger)
         try await connection.close()
         let outcome = await firstOutcome(within: Self.answerLimit) {
             try await PostgresSession(connection: connection, logger: logger).rows("SELECT 1").count

@@ -12,14 +12,10 @@ import WOPIHost
           .timeLimit(.minutes(2)))
     func aStrandedQueryIsGivenUpWithItsPool() async throws {
         let url = try await StoreUnderTest.newPostgresDatabase()
-        let client = PostgresClient.Configuration(host: url.host, port: url.port, username: url.user, password: url.password,
-                                                  database: url.database, tls: .disable)
-        let probe = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.user, password: url.password,
-                                                     database: url.database, tls: .disable)
         var timing = SupervisedPostgresClient.Timing()
         timing.progressLimit = .milliseconds(300)
-        let connections = await SupervisedPostgresClient(configuration: client, probeConfiguration: probe, timing: timing,
-                                                         logger: Logger(label: "test"))
+        let connections = await SupervisedPostgresClient(configuration: url.poolConfiguration, probeConfiguration: url.connectionConfiguration,
+                                                         timing: timing, logger: Logger(label: "test"))
         // What a query stranded in a pool looks like to its caller: it never ends, whatever happens to the pool or the task.
         await #expect(throws: StoreUnavailable.self) {
             try await connections.runUnlessAbandoned { _ -> Int in
@@ -36,10 +32,7 @@ import WOPIHost
           .timeLimit(.minutes(2)))
     func aQueryTheServerWorksOnKeepsItsPool() async throws {
         let url = try await StoreUnderTest.newPostgresDatabase()
-        let client = PostgresClient.Configuration(host: url.host, port: url.port, username: url.user, password: url.password,
-                                                  database: url.database, tls: .disable)
-        let direct = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.user, password: url.password,
-                                                      database: url.database, tls: .disable)
+        let direct = url.connectionConfiguration
         let logger = Logger(label: "test")
         let holder = try await PostgresConnection.connect(configuration: direct, id: 1, logger: logger)
         _ = try await holder.query("CREATE TABLE waits (id integer PRIMARY KEY)", logger: logger).collect()
@@ -51,7 +44,7 @@ import WOPIHost
         var timing = SupervisedPostgresClient.Timing()
         timing.progressLimit = .milliseconds(300)
         timing.workingRecheck = .milliseconds(200)
-        let connections = await SupervisedPostgresClient(configuration: client, probeConfiguration: direct, timing: timing,
+        let connections = await SupervisedPostgresClient(configuration: url.poolConfiguration, probeConfiguration: direct, timing: timing,
                                                          logger: Logger(label: "test") { _ in log.handler })
         let update = Task {
             try await connections.run { client in
