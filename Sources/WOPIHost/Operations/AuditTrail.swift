@@ -49,9 +49,10 @@ public final class AuditTrail: Sendable {
     /// refused the append before it: a host that stops while its database stops answering (rather than refusing) must
     /// not wait for the store to notice.
     static let finalAppendLimit: Duration = .milliseconds(500)
-    /// The same for a store that took the append before: a slow store (a busy database, a sanitized build) still gets
-    /// the last events, and one that dies just then still lets the host stop.
-    static let answeringStoreLimit: Duration = .seconds(5)
+    /// The same for a store that took the append before: a slow store (a busy database, a sanitized build, where a batch
+    /// of 500 events into PostgreSQL took more than 5 s) still gets the last events, and one that dies just then still
+    /// lets the host stop, once the store's own outage check (a few seconds) fails the append.
+    static let answeringStoreLimit: Duration = .seconds(15)
 
     /// A trail appending to `store`, keeping events for `retention` (seconds; `nil`: forever).
     public init(store: any AuditStore, retention: TimeInterval?, logger: Logger = Logger(label: "wopi.audit"),
