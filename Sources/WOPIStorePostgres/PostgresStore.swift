@@ -211,15 +211,13 @@ public final class PostgresStore: WOPIStore {
         try await connections.runUnlessAbandoned { client in try await collect(statement, on: client, logger: logger) }
     }
 
-    /// Every row of `statement`, run on a connection of `client`.
+    /// Every row of `statement`, run on `client`. (The pool's `execute` gives the connection back as soon as the last row
+    /// arrives, before this task resumes; a lease held to the end of a closure costs about a tenth of the lookups.)
     private static func collect<Statement: PostgresPreparedStatement>(_ statement: Statement, on client: PostgresClient,
-                                                                      logger: Logger) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        try await client.withConnection { connection in
-            try connection.ensureOpen()
-            var rows: [Statement.Row] = []
-            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-            return rows
-        }
+                                                                      logger: Logger) async throws -> [Statement.Row] {
+        var rows: [Statement.Row] = []
+        for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+        return rows
     }
 
     // MARK: Connection set-up
