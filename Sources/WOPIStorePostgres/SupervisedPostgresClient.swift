@@ -91,6 +91,13 @@ final class SupervisedPostgresClient: Sendable {
             return poolEnd
         }
 
+        /// Forgets what the server was asked about a query waiting past the progress limit: none waits so long now.
+        mutating func forgetLooks() {
+            lastAsked = nil
+            idleAnswers = 0
+            sawWorking = false
+        }
+
         /// Counts a query in; its number, for ``leave(_:)``.
         mutating func start(at now: ContinuousClock.Instant) -> UInt64 {
             defer { nextQuery &+= 1 }
@@ -286,9 +293,7 @@ final class SupervisedPostgresClient: Sendable {
             case let longest? where longest >= timing.progressLimit:
                 if state.lastAsked.map({ now - $0 >= timing.workingRecheck }) ?? true { stuck = .askServer }
             default:
-                state.lastAsked = nil
-                state.idleAnswers = 0
-                state.sawWorking = false
+                state.forgetLooks()
             }
             guard !state.started.isEmpty, state.finished == state.finishedAtLastTick else {
                 state.stalledSince = nil
@@ -402,9 +407,7 @@ final class SupervisedPostgresClient: Sendable {
                 state.runner = runner
                 state.pool = pool
                 state.stalledSince = nil
-                state.lastAsked = nil
-                state.idleAnswers = 0
-                state.sawWorking = false
+                state.forgetLooks()
             }
             return (state.runner, state.endPool())
         }
