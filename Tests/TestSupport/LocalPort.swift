@@ -11,11 +11,35 @@ public enum LocalPort {
         public let description: String
     }
 
-    /// A port the kernel considers free: bind to port 0 on 127.0.0.1 and read back what it chose.
+    /// A port free on 127.0.0.1 for a server that binds it later.
+    ///
+    /// It comes from below the kernel's ephemeral range (`ip_local_port_range`): a port the kernel chose there
+    /// is one it also gives to outgoing connections, and any connection a test makes before the server binds
+    /// can take it. Below that range only a bind takes a port. Where the range starts too low for that, the
+    /// kernel chooses.
     public static func free() throws -> Int {
+        let candidates = 10_000..<ephemeralRangeStart()
+        if candidates.count >= 1_000 {
+            for _ in 0..<64 {
+                guard let (fd, port) = try? bound(port: Int.random(in: candidates), reuseAddress: false) else { continue }
+                close(fd)
+                return port
+            }
+        }
         let (fd, port) = try bound()
         close(fd)
         return port
+    }
+
+    /// The first port of the range the kernel takes outgoing connections' ports from (32768 where unknown).
+    private static func ephemeralRangeStart() -> Int {
+        #if os(Linux)
+        if let range = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
+           let first = range.split(whereSeparator: \.isWhitespace).first.flatMap({ Int($0) }) {
+            return first
+        }
+        #endif
+        return 32_768
     }
 
     /// A socket listening on a free 127.0.0.1 port, queueing up to `backlog` connections nobody accepted
@@ -33,10 +57,10 @@ public enum LocalPort {
     }
 
     /// A socket bound to `port` (0: one the kernel chooses) on 127.0.0.1, and the port it is bound to.
-    private static func bound(port: Int = 0) throws -> (descriptor: Int32, port: Int) {
+    private static func bound(port: Int = 0, reuseAddress: Bool = true) throws -> (descriptor: Int32, port: Int) {
         let fd = makeSocket()
         guard fd >= 0 else { throw Failure(description: "socket() failed: \(describe(errno))") }
-        if port != 0 {
+        if port != 0, reuseAddress {
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         }
