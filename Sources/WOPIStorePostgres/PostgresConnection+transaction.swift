@@ -15,7 +15,7 @@ extension PostgresConnection {
     /// reaches the caller unwrapped.
     ///
     /// Not PostgresNIO's `withTransaction`, which after a statement failed because the connection closed still writes
-    /// `ROLLBACK` to it and so waits for good. A closed connection is not written to: the server has rolled back already.
+    /// `ROLLBACK` to it and so waits for good. See ``rollBack(after:logger:)``.
     func inTransaction<Result>(logger: Logger, isolation: isolated (any Actor)? = #isolation,
                                _ body: (PostgresConnection) async throws -> sending Result) async throws -> sending Result {
         try ensureOpen()
@@ -24,11 +24,62 @@ extension PostgresConnection {
         do {
             value = try await body(self)
         } catch {
-            if !isClosed { _ = try? await query("ROLLBACK", logger: logger) }
+            await rollBack(after: error, logger: logger)
             throw error
         }
         try ensureOpen()
         try await query("COMMIT", logger: logger)
         return value
+    }
+
+    /// How long a `ROLLBACK` may take before the connection is closed instead, which rolls back as well.
+    static let rollbackLimit = Duration.seconds(2)
+
+    /// Ends the transaction `error` interrupted, without waiting for good.
+    ///
+    /// A connection that has closed, or whose server ended the session (a FATAL error: an administrator or a restart
+    /// ended it), has rolled back already: it is closed, and given back to the pool closed, so that no one writes to it
+    /// while it closes. Otherwise `ROLLBACK` is sent, and if it is not answered within ``rollbackLimit`` (written in the
+    /// instant the connection closed) the connection is closed.
+    func rollBack(after error: any Error, logger: Logger) async {
+        if isClosed || Self.endsSession(error) {
+            try? await close()
+            return
+        }
+        let rollback = Task { _ = try await self.query("ROLLBACK", logger: logger) }
+        let answered = await Self.firstOf(rollback, within: Self.rollbackLimit)
+        if !answered {
+            logger.warning("ROLLBACK was not answered within \(Self.rollbackLimit); closing the connection, which rolls back too")
+            try? await close()
+        }
+    }
+
+    /// Whether the server ended the session with `error`, or the connection was lost with it.
+    static func endsSession(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .server: return ["FATAL", "PANIC"].contains(error.serverInfo?[.severity] ?? error.serverInfo?[.localizedSeverity] ?? "")
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return true
+        default: return false
+        }
+    }
+
+    /// Whether `task` finished (either way) within `limit`. A task that is never answered is left behind, not awaited.
+    private static func firstOf<T: Sendable>(_ task: Task<T, any Error>, within limit: Duration) async -> Bool {
+        let (outcomes, continuation) = AsyncStream<Bool>.makeStream()
+        let waiter = Task {
+            _ = await task.result
+            continuation.yield(true)
+        }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            continuation.yield(false)
+        }
+        var iterator = outcomes.makeAsyncIterator()
+        let finished = await iterator.next() ?? false
+        continuation.finish()
+        timer.cancel()
+        if !finished { waiter.cancel() }
+        return finished
     }
 }
