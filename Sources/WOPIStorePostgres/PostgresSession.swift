@@ -60,6 +60,12 @@ extension PostgresStore: SQLStore, AuthorizationStore, WebSessionStore, AuditSto
     /// PostgreSQL's SQL: names compared through `wopi_fold()`, rows locked with `FOR UPDATE` as they are read.
     public var dialect: SQLDialect { .postgres }
 
+    /// From now on one unanswered probe of the server is an outage, not the third in a row: the last appends of a host
+    /// whose database has just gone fail within about a second, and the host stops.
+    public func hostIsStopping() async {
+        connections.hostIsStopping()
+    }
+
     /// Runs `body` in one transaction on one connection of the pool.
     public func transaction<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
         try await transaction { (connection: PostgresConnection) in try await body(PostgresSession(connection: connection, logger: logger)) }

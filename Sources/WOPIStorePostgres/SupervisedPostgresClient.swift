@@ -81,6 +81,8 @@ final class SupervisedPostgresClient: Sendable {
         /// Whether the server was seen working for the pool while a query waited past the progress limit (said once).
         var sawWorking = false
         var isClosed = false
+        /// The host is stopping: one timed-out probe is an outage (``hostIsStopping()``).
+        var isStopping = false
         /// Opened when the pool in use is shut down (replaced, taken down in an outage, or closed), for
         /// ``runUnlessAbandoned(_:)``; the next pool gets a new one.
         var poolEnd = Latch()
@@ -173,6 +175,12 @@ final class SupervisedPostgresClient: Sendable {
         case .failure(let error)?: throw failure(error)
         case nil: throw StoreUnavailable("the database connection was closed with its pool")
         }
+    }
+
+    /// The host is stopping: from now on the first timed-out probe declares the outage. Three in a row give a busy
+    /// server time while the host serves; a stopping host only needs its last queries answered or failed.
+    func hostIsStopping() {
+        state.withLockedValue { $0.isStopping = true }
     }
 
     /// Shuts the pool down, waiting for it at most ``Timing/closeLimit``; a pool that takes longer finishes in
@@ -368,7 +376,7 @@ final class SupervisedPostgresClient: Sendable {
             state.isProbing = false
             if outcome.timedOut {
                 state.timedOutProbes += 1
-                guard state.timedOutProbes >= timing.hungProbes else { return .answered }
+                guard state.timedOutProbes >= (state.isStopping ? 1 : timing.hungProbes) else { return .answered }
             }
             state.timedOutProbes = 0
             state.outage = reason

@@ -92,6 +92,8 @@ public final class AuditTrail: Sendable {
             queue.isFinished = true
             queue.retryPause?.cancel()
         }
+        let store = store
+        Task { await store.hostIsStopping() }
         finishing.open()
         wakeUp.finish()
     }
