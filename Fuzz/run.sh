@@ -65,7 +65,7 @@ fuzz() {
   if WOPI_FUZZ_TARGET="$target" ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$binary" "$work" "Corpus/$target" \
       -max_total_time="$seconds" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -max_len=65536 \
       -artifact_prefix=".build/findings/$target-" -print_final_stats=1 >"$log" 2>&1; then
-    { echo "$target: $(grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' "$log" | tr '\n' ' ')"; } > "$result"
+    echo "$target: $(grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' "$log" | tr '\n' ' ')" > "$result"
   else
     local artifact
     artifact="$(grep -oE "Test unit written to [^ ]+" "$log" | tail -1 | sed 's/Test unit written to //')"

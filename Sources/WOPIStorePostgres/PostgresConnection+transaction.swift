@@ -46,9 +46,8 @@ extension PostgresConnection {
             try? await close()
             return
         }
-        let rollback = Task { _ = try await self.query("ROLLBACK", logger: logger) }
-        let answered = await Self.firstOf(rollback, within: Self.rollbackLimit)
-        if !answered {
+        let answered = await firstOutcome(within: Self.rollbackLimit) { _ = try await self.query("ROLLBACK", logger: logger) }
+        if answered == nil {
             logger.warning("ROLLBACK was not answered within \(Self.rollbackLimit); closing the connection, which rolls back too")
             try? await close()
         }
@@ -62,24 +61,5 @@ extension PostgresConnection {
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return true
         default: return false
         }
-    }
-
-    /// Whether `task` finished (either way) within `limit`. A task that is never answered is left behind, not awaited.
-    private static func firstOf<T: Sendable>(_ task: Task<T, any Error>, within limit: Duration) async -> Bool {
-        let (outcomes, continuation) = AsyncStream<Bool>.makeStream()
-        let waiter = Task {
-            _ = await task.result
-            continuation.yield(true)
-        }
-        let timer = Task {
-            try? await Task.sleep(for: limit)
-            continuation.yield(false)
-        }
-        var iterator = outcomes.makeAsyncIterator()
-        let finished = await iterator.next() ?? false
-        continuation.finish()
-        timer.cancel()
-        if !finished { waiter.cancel() }
-        return finished
     }
 }

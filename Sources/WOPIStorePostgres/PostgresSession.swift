@@ -62,7 +62,7 @@ extension PostgresStore: SQLStore, AuthorizationStore, WebSessionStore, AuditSto
 
     /// From now on one unanswered probe of the server is an outage, not the third in a row: the last appends of a host
     /// whose database has just gone fail within about a second, and the host stops.
-    public func hostIsStopping() async {
+    public func hostIsStopping() {
         connections.hostIsStopping()
     }
 

@@ -92,8 +92,7 @@ public final class AuditTrail: Sendable {
             queue.isFinished = true
             queue.retryPause?.cancel()
         }
-        let store = store
-        Task { await store.hostIsStopping() }
+        store.hostIsStopping()
         finishing.open()
         wakeUp.finish()
     }

@@ -21,7 +21,7 @@ public protocol AuditStore: Sendable {
     /// Told once, when the host starts stopping, before the trail's last appends: a store that gives a slow database
     /// several chances before it calls it gone gives it one from then on, so that a host whose database has just gone
     /// stops at once rather than after the store's outage check. The default does nothing.
-    func hostIsStopping() async
+    func hostIsStopping()
 }
 
 /// Which audit events to list; every criterion given must hold.
@@ -74,7 +74,7 @@ public struct AuditEntry: Sendable, Hashable {
 
 extension AuditStore {
     /// Does nothing: the store answers as quickly while the host stops as before.
-    public func hostIsStopping() async {}
+    public func hostIsStopping() {}
 
     /// Calls `body` with every event matching `filter`, in trail order, reading `pageSize` at a time;
     /// events of kinds this binary does not know are skipped.
