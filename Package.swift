@@ -385,3 +385,26 @@ let package = Package(
 if let wanted = Context.environment["WOPIKIT_TEST_TARGETS"].map({ Set($0.split(separator: " ").map(String.init)) }) {
     package.targets.removeAll { $0.type == .test && !wanted.contains($0.name) }
 }
+
+// WOPIKIT_FUZZ=1 adds the libFuzzer targets (Fuzz/Sources/WOPIFuzz, one executable for every parser) for
+// Fuzz/run.sh, which builds them in the AddressSanitizer job's folder with its flags plus the fuzzer's coverage,
+// so that one build serves both. Only the fuzz executable links libFuzzer, which brings its own `main`.
+if Context.environment["WOPIKIT_FUZZ"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "WOPIFuzz",
+            dependencies: [
+                "OfficeURLScheme", "WOPICore", "WOPIHost", "WOPIAuthorization", "WOPIValidator", "WOPIBlobStoreS3",
+                "OfficeSimulator",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Fuzz/Sources/WOPIFuzz",
+            swiftSettings: strictSettings + [.unsafeFlags(["-parse-as-library"])],
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"])]
+        )
+    )
+}

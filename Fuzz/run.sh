@@ -13,9 +13,12 @@
 # Fuzz/.build/corpus/<target>, so later runs go on from there and the committed corpus stays as written.
 # A crash, a sanitizer report, a hang (-timeout) or an allocation past the limits (-rss_limit_mb,
 # -malloc_limit_mb) stops the run; the input is saved under Fuzz/.build/findings/ and named below.
+#
+# The targets build in the AddressSanitizer job's folder, .build-asan, with its flags (.ci/asan-build-options):
+# after `SANITIZER_JOBS=asan bash .ci/sanitizers` only the fuzz executable is left to build, and the other way round.
 set -euo pipefail
 self=$(readlink -f "$0")
-cd "$(dirname "$self")"
+cd "$(dirname "$self")/.."
 
 seconds=45
 seed=0
@@ -40,22 +43,28 @@ done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --jobs takes a positive whole number, not '$jobs'" >&2; exit 2; }
 ((${#wanted[@]} > 0)) || wanted=("${all[@]}")
 for target in "${wanted[@]}"; do
-  [[ -d "Corpus/$target" ]] || { echo "run.sh: no target '$target' (Fuzz/run.sh --list names them)" >&2; exit 2; }
+  [[ -d "Fuzz/Corpus/$target" ]] || { echo "run.sh: no target '$target' (Fuzz/run.sh --list names them)" >&2; exit 2; }
 done
 
-# Every Swift module, the product's included, is instrumented; its own scratch path keeps this build
-# apart from the main package's.
-flags=(--scratch-path .build -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
+# Every Swift module, the product's included, is instrumented for coverage.
+source .ci/asan-build-options
 started=$SECONDS
-swift build "${flags[@]}" 2>&1 | grep -v -e '^\[[0-9]*/[0-9]*\]' -e '^Building for' -e '^Compiling' -e '^Write' || true
-binary="$(swift build "${flags[@]}" --show-bin-path)/WOPIFuzz"
-[[ -x "$binary" ]] || { echo "run.sh: the fuzz build failed" >&2; exit 1; }
+mkdir -p Fuzz/.build
+if ! swift build --product WOPIFuzz "${asan_build_options[@]}" > Fuzz/.build/build.log 2>&1; then
+  grep -E "error:" Fuzz/.build/build.log | head -30 >&2 || tail -30 Fuzz/.build/build.log >&2
+  echo "run.sh: the fuzz build failed (whole log: Fuzz/.build/build.log)" >&2
+  exit 1
+fi
+binary=$(readlink -f "$(swift build "${asan_build_options[@]}" --show-bin-path)/WOPIFuzz")
 echo "fuzz build: $((SECONDS - started)) s"
 $build_only && exit 0
+cd Fuzz
 
 mkdir -p .build/findings
 # The Swift runtime's own crash handler reads freed memory under AddressSanitizer and hides the real report.
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
+# Undefined behaviour in the C code stops the target like a crash, so libFuzzer saves the input.
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 # One target: its result goes to .build/findings/<target>.result, so that targets can run side by side.
 fuzz() {
   local target=$1 work=".build/corpus/$1" log=".build/findings/$1.log" result=".build/findings/$1.result"
