@@ -15,7 +15,8 @@
 # -malloc_limit_mb) stops the run; the input is saved under Fuzz/.build/findings/ and named below.
 #
 # The targets build in the AddressSanitizer job's folder, .build-asan, with its flags (.ci/asan-build-options):
-# after `SANITIZER_JOBS=asan bash .ci/sanitizers` only the fuzz executable is left to build, and the other way round.
+# after `SANITIZER_JOBS=asan bash .ci/sanitizers` little is left to build (the validator, the simulator, this executable),
+# and after this script the job compiles only its tests and what only they need.
 set -euo pipefail
 self=$(readlink -f "$0")
 cd "$(dirname "$self")/.."
